@@ -1,0 +1,57 @@
+// Package policy holds the tool policy (exposure, timeouts, response ceiling,
+// retry, idempotency, circuit breaker), its defaults and validation, the
+// effective policy a runtime enforces (rule R1), worst-case durations (R5) and
+// which changes need a security approver (R2, R10).
+package policy
+
+// Policy is the stored policy of one tool. Field names are the wire names
+// used in forms, change-request diffs and bundles.
+type Policy struct {
+	Exposed bool `json:"exposed"`
+	// TimeoutMS bounds one attempt, including reading the body.
+	TimeoutMS int `json:"timeout_ms"`
+	// DeadlineMS bounds the whole call: every attempt and every wait.
+	DeadlineMS       int   `json:"deadline_ms"`
+	MaxResponseBytes int64 `json:"max_response_bytes"`
+	Retry            Retry `json:"retry"`
+	// Idempotent is the admin's assertion that the API treats repeated
+	// calls as one; it does not add deduplication to the API.
+	Idempotent bool `json:"idempotent"`
+	// IdempotencyKey is nil when no key is sent.
+	IdempotencyKey *IdempotencyKey `json:"idempotency_key"`
+	Breaker        Breaker         `json:"circuit_breaker"`
+}
+
+// Retry configures automatic retries (R3, R4).
+type Retry struct {
+	// Attempts is the total number of attempts, 1..5.
+	Attempts   int     `json:"attempts"`
+	BackoffMS  int     `json:"backoff_ms"`
+	Multiplier float64 `json:"multiplier"`
+	Jitter     bool    `json:"jitter"`
+	// RetryOn lists the HTTP statuses treated as transient: a subset of
+	// 408, 429, 502, 503, 504, optionally extended with 500 and 501.
+	// Connection failures and attempt timeouts are always transient.
+	RetryOn []int `json:"retry_on"`
+}
+
+// Key sources for IdempotencyKey.Source.
+const (
+	KeyGenerated = "generated"
+	KeyArgument  = "argument"
+)
+
+// IdempotencyKey configures the key sent on every attempt of one call (R6).
+type IdempotencyKey struct {
+	Header string `json:"header"` // default "Idempotency-Key"
+	Source string `json:"source"` // KeyGenerated or KeyArgument
+	// Argument names the tool argument holding the key when Source is
+	// KeyArgument (default "idempotency_key").
+	Argument string `json:"argument,omitempty"`
+}
+
+// Breaker configures the per-tool circuit breaker (R7).
+type Breaker struct {
+	Threshold int `json:"threshold"`
+	ResetMS   int `json:"reset_ms"`
+}
