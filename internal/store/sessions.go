@@ -1,0 +1,156 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/audit"
+)
+
+// SessionPolicy bounds how long a session lives.
+type SessionPolicy struct {
+	Idle     time.Duration // ends after this long without a request
+	Absolute time.Duration // ends this long after sign-in, whatever happens
+}
+
+// Session is a signed-in browser.
+type Session struct {
+	UserID     int64
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+}
+
+// touchEvery limits last-seen writes to one per minute per session; idle
+// expiry is measured in minutes or more, so finer updates buy nothing.
+const touchEvery = time.Minute
+
+// hashToken is how a session id is stored: a database leak does not yield
+// usable cookies.
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("session token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// Login starts a new session for user and records "login.success" from
+// address. It returns the session token to put in the cookie. A new token on
+// every sign-in is what prevents session fixation.
+func (db *DB) Login(ctx context.Context, u *User, address string, p SessionPolicy) (string, error) {
+	token, err := newToken()
+	if err != nil {
+		return "", err
+	}
+	err = db.inTx(ctx, "login", func(tx *sqlx.Tx) error {
+		now := db.Now()
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND expires_at < ?`, u.ID, formatTime(now)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, expires_at)
+			VALUES (?, ?, ?, ?, ?)`, hashToken(token), u.ID, formatTime(now), formatTime(now), formatTime(now.Add(p.Absolute))); err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, audit.Entry{Actor: u.Email, Action: "login.success",
+			Subject: subjectUser(u.ID), After: auditJSON(map[string]string{"address": address})})
+	})
+	if err != nil {
+		return "", err
+	}
+	return token, nil
+}
+
+// RecordLoginFailure audits a refused sign-in ("login.failure"); email is
+// what was typed, whether or not such a user exists.
+func (db *DB) RecordLoginFailure(ctx context.Context, email, address, reason string) error {
+	return db.inTx(ctx, "record login failure", func(tx *sqlx.Tx) error {
+		return db.appendAudit(ctx, tx, audit.Entry{Actor: email, Action: "login.failure", Subject: "email:" + email,
+			After: auditJSON(map[string]string{"address": address, "reason": reason})})
+	})
+}
+
+// SessionUser returns the signed-in user of token. It is Unauthorized when
+// the session does not exist, has expired (idle or absolute), or belongs to
+// a disabled user; expired sessions are deleted on the way.
+func (db *DB) SessionUser(ctx context.Context, token string, p SessionPolicy) (*User, *Session, error) {
+	var u *User
+	var s Session
+	err := db.inTx(ctx, "session user", func(tx *sqlx.Tx) error {
+		var r struct {
+			UserID   int64  `db:"user_id"`
+			Created  string `db:"created_at"`
+			LastSeen string `db:"last_seen_at"`
+			Expires  string `db:"expires_at"`
+		}
+		h := hashToken(token)
+		err := tx.GetContext(ctx, &r, `SELECT user_id, created_at, last_seen_at, expires_at FROM sessions WHERE id_hash = ?`, h)
+		if err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return apperr.Unauthorizedf("Your session has ended. Please sign in again.")
+			}
+			return err
+		}
+		s.UserID = r.UserID
+		for _, f := range []struct {
+			dst *time.Time
+			src string
+		}{{&s.CreatedAt, r.Created}, {&s.LastSeenAt, r.LastSeen}, {&s.ExpiresAt, r.Expires}} {
+			if *f.dst, err = parseTime(f.src); err != nil {
+				return err
+			}
+		}
+		now := db.Now()
+		if now.After(s.ExpiresAt) || now.Sub(s.LastSeenAt) > p.Idle {
+			// Deleting must survive the Unauthorized return, so commit it
+			// by returning nil and signal expiry through u == nil.
+			_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, h)
+			return err
+		}
+		if u, err = userByID(ctx, tx, r.UserID); err != nil {
+			return err
+		}
+		if now.Sub(s.LastSeenAt) >= touchEvery {
+			s.LastSeenAt = now
+			_, err = tx.ExecContext(ctx, `UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?`, formatTime(now), h)
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case u == nil || u.Disabled:
+		return nil, nil, apperr.Unauthorizedf("Your session has ended. Please sign in again.")
+	}
+	return u, &s, nil
+}
+
+// Logout ends the session of token and records "logout" by actor. Ending a
+// session that no longer exists is not an error: the outcome is the same.
+func (db *DB) Logout(ctx context.Context, token string, u *User) error {
+	return db.inTx(ctx, "logout", func(tx *sqlx.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, hashToken(token))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		return db.appendAudit(ctx, tx, audit.Entry{Actor: u.Email, Action: "logout", Subject: subjectUser(u.ID)})
+	})
+}

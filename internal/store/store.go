@@ -1,0 +1,170 @@
+// Package store keeps toolgate's state in SQLite (sqlx + modernc.org/sqlite).
+//
+// Every exported method runs in its own transaction (DB.inTx): it begins,
+// defers a rollback, calls unexported helpers that take the *sqlx.Tx, and
+// commits. A method that changes state records an audit entry in the same
+// transaction (appendAudit), so a change and its audit record exist together
+// or not at all. "Not found" is an apperr.NotFound error, never (nil, nil),
+// and SQLite constraint violations become apperr.Conflict in one place
+// (mapError).
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/audit"
+	"github.com/toolgate/toolgate/migrations"
+)
+
+// DB is the toolgate database.
+type DB struct {
+	db *sqlx.DB
+	// Now is the clock used for timestamps and expiry; tests replace it.
+	Now func() time.Time
+}
+
+// DSN returns the modernc SQLite data source name for the database file at
+// path: WAL so readers never block the writer, a busy timeout instead of
+// immediate SQLITE_BUSY, foreign keys enforced, and IMMEDIATE transactions.
+// The last one matters for the audit chain: a method reads the last hash and
+// then writes, and a deferred transaction that tries to upgrade its read
+// lock while another connection writes fails at once with SQLITE_BUSY
+// (busy_timeout does not apply to upgrades). Taking the write lock at BEGIN
+// makes concurrent writers queue instead.
+func DSN(path string) string {
+	u := url.URL{Scheme: "file", Opaque: path}
+	return u.String() + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_txlock=immediate"
+}
+
+// Open opens (creating if needed) the database file at path. It does not
+// migrate; call Migrate.
+func Open(ctx context.Context, path string) (*DB, error) {
+	db, err := sqlx.Open("sqlite", DSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return &DB{db: db, Now: time.Now}, nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
+func (db *DB) migrator() (*goose.Provider, error) {
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.db.DB, migrations.FS)
+	if err != nil {
+		return nil, fmt.Errorf("load migrations: %w", err)
+	}
+	return p, nil
+}
+
+// Migrate applies every pending migration, each once and in its own
+// transaction, and returns the versions it applied.
+func (db *DB) Migrate(ctx context.Context) ([]int64, error) {
+	p, err := db.migrator()
+	if err != nil {
+		return nil, err
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	applied := make([]int64, 0, len(results))
+	for _, r := range results {
+		applied = append(applied, r.Source.Version)
+	}
+	return applied, nil
+}
+
+// MigrationsCurrent returns nil when every embedded migration is applied,
+// and an error naming the versions otherwise (for /readyz).
+func (db *DB) MigrationsCurrent(ctx context.Context) error {
+	p, err := db.migrator()
+	if err != nil {
+		return err
+	}
+	current, target, err := p.GetVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("migration status: %w", err)
+	}
+	if current != target {
+		return fmt.Errorf("migration status: database at version %d, binary expects %d", current, target)
+	}
+	return nil
+}
+
+// inTx runs fn in a transaction and commits when fn returns nil. It is the
+// one place where database errors are translated (mapError).
+func (db *DB) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) error {
+	tx, err := db.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: begin: %w", op, err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return fmt.Errorf("%s: %w", op, mapError(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: commit: %w", op, mapError(err))
+	}
+	return nil
+}
+
+// mapError turns SQLite constraint violations into apperr.Conflict; other
+// errors pass through unchanged (and are internal).
+func mapError(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT {
+		return &conflictError{app: apperr.Conflictf("That conflicts with existing data."), cause: err}
+	}
+	return err
+}
+
+// conflictError is an apperr.Conflict that keeps the SQLite error for logs.
+type conflictError struct {
+	app   *apperr.Error
+	cause error
+}
+
+func (e *conflictError) Error() string   { return e.app.Message + ": " + e.cause.Error() }
+func (e *conflictError) Unwrap() []error { return []error{e.app, e.cause} }
+
+// notFound converts sql.ErrNoRows into an apperr.NotFound naming what.
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return apperr.NotFoundf("%s was not found.", what)
+	}
+	return err
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(audit.TimeLayout) }
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(audit.TimeLayout, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("parse stored time %q: %w", s, err)
+	}
+	return t, nil
+}

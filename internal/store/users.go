@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/audit"
+	"github.com/toolgate/toolgate/internal/auth"
+)
+
+// User is a person who signs in to the console.
+type User struct {
+	ID           int64       `json:"id"`
+	Email        string      `json:"email"`
+	Roles        []auth.Role `json:"roles"`
+	Disabled     bool        `json:"disabled"`
+	PasswordHash string      `json:"-"`
+	CreatedAt    time.Time   `json:"-"`
+	UpdatedAt    time.Time   `json:"-"`
+}
+
+// Has reports whether u holds role.
+func (u *User) Has(role auth.Role) bool {
+	for _, r := range u.Roles {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+// NewUser is what CreateUser needs.
+type NewUser struct {
+	Email        string
+	PasswordHash string
+	Roles        []auth.Role
+}
+
+// auditView is the part of a user recorded in audit before/after: never
+// the password hash.
+func (u *User) auditView() map[string]any {
+	return map[string]any{"email": u.Email, "roles": u.Roles, "disabled": u.Disabled}
+}
+
+func subjectUser(id int64) string { return fmt.Sprintf("user:%d", id) }
+
+// NormalizeEmail trims and lower-cases an address and checks its shape.
+func NormalizeEmail(email string) (string, error) {
+	e := strings.ToLower(strings.TrimSpace(email))
+	a, err := mail.ParseAddress(e)
+	if err != nil || a.Address != e {
+		return "", apperr.Invalidf("%q is not an email address.", email)
+	}
+	return e, nil
+}
+
+type userRow struct {
+	ID           int64  `db:"id"`
+	Email        string `db:"email"`
+	PasswordHash string `db:"password_hash"`
+	Disabled     bool   `db:"disabled"`
+	CreatedAt    string `db:"created_at"`
+	UpdatedAt    string `db:"updated_at"`
+}
+
+// CountUsers returns how many users exist (0 means first run).
+func (db *DB) CountUsers(ctx context.Context) (int, error) {
+	var n int
+	err := db.inTx(ctx, "count users", func(tx *sqlx.Tx) error {
+		return tx.GetContext(ctx, &n, `SELECT count(*) FROM users`)
+	})
+	return n, err
+}
+
+// CreateUser adds a user, audited as actor's "user.add".
+func (db *DB) CreateUser(ctx context.Context, actor string, nu NewUser) (*User, error) {
+	var u *User
+	err := db.inTx(ctx, "create user", func(tx *sqlx.Tx) error {
+		var err error
+		u, err = db.insertUser(ctx, tx, nu)
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "user.add",
+			Subject: subjectUser(u.ID), After: auditJSON(u.auditView())})
+	})
+	return u, err
+}
+
+// CreateFirstAdmin adds the first user, an admin, through the one-time setup
+// link. It is a Conflict when any user exists already, so two people racing
+// through the link cannot both become admins.
+func (db *DB) CreateFirstAdmin(ctx context.Context, email, passwordHash string) (*User, error) {
+	var u *User
+	err := db.inTx(ctx, "create first admin", func(tx *sqlx.Tx) error {
+		var n int
+		if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM users`); err != nil {
+			return err
+		}
+		if n > 0 {
+			return apperr.Conflictf("Setup is already done: sign in instead.")
+		}
+		var err error
+		u, err = db.insertUser(ctx, tx, NewUser{Email: email, PasswordHash: passwordHash, Roles: []auth.Role{auth.RoleAdmin}})
+		if err != nil {
+			return err
+		}
+		return db.appendAudit(ctx, tx, audit.Entry{Actor: u.Email, Action: "setup",
+			Subject: subjectUser(u.ID), After: auditJSON(u.auditView())})
+	})
+	return u, err
+}
+
+func (db *DB) insertUser(ctx context.Context, tx *sqlx.Tx, nu NewUser) (*User, error) {
+	email, err := NormalizeEmail(nu.Email)
+	if err != nil {
+		return nil, err
+	}
+	if len(nu.Roles) == 0 {
+		return nil, apperr.Invalidf("Give the user at least one role.")
+	}
+	var n int
+	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM users WHERE email = ?`, email); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		return nil, apperr.Conflictf("A user with the email %s exists already.", email)
+	}
+	now := formatTime(db.Now())
+	res, err := tx.ExecContext(ctx, `INSERT INTO users (email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?)`,
+		email, nu.PasswordHash, now, now)
+	if err != nil {
+		return nil, err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return nil, err
+	}
+	if err := setRoles(ctx, tx, id, nu.Roles); err != nil {
+		return nil, err
+	}
+	return userByID(ctx, tx, id)
+}
+
+func setRoles(ctx context.Context, tx *sqlx.Tx, id int64, roles []auth.Role) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM user_roles WHERE user_id = ?`, id); err != nil {
+		return err
+	}
+	for _, r := range roles {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO user_roles (user_id, role) VALUES (?, ?)`, id, string(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UserByID returns the user with id, or NotFound.
+func (db *DB) UserByID(ctx context.Context, id int64) (*User, error) {
+	var u *User
+	err := db.inTx(ctx, "user by id", func(tx *sqlx.Tx) error {
+		var err error
+		u, err = userByID(ctx, tx, id)
+		return err
+	})
+	return u, err
+}
+
+// UserByEmail returns the user with email (any case), or NotFound.
+func (db *DB) UserByEmail(ctx context.Context, email string) (*User, error) {
+	var u *User
+	err := db.inTx(ctx, "user by email", func(tx *sqlx.Tx) error {
+		var id int64
+		err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE email = ?`, strings.TrimSpace(email))
+		if err != nil {
+			return notFound(err, "The user")
+		}
+		u, err = userByID(ctx, tx, id)
+		return err
+	})
+	return u, err
+}
+
+// ListUsers returns every user ordered by email.
+func (db *DB) ListUsers(ctx context.Context) ([]*User, error) {
+	var out []*User
+	err := db.inTx(ctx, "list users", func(tx *sqlx.Tx) error {
+		var ids []int64
+		if err := tx.SelectContext(ctx, &ids, `SELECT id FROM users ORDER BY email`); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			u, err := userByID(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			out = append(out, u)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func userByID(ctx context.Context, tx *sqlx.Tx, id int64) (*User, error) {
+	var r userRow
+	if err := tx.GetContext(ctx, &r, `SELECT id, email, password_hash, disabled, created_at, updated_at FROM users WHERE id = ?`, id); err != nil {
+		return nil, notFound(err, "The user")
+	}
+	var roles []string
+	if err := tx.SelectContext(ctx, &roles, `SELECT role FROM user_roles WHERE user_id = ?`, id); err != nil {
+		return nil, err
+	}
+	rs, err := auth.NormalizeRoles(roles)
+	if err != nil {
+		return nil, err
+	}
+	u := &User{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Disabled: r.Disabled, Roles: rs}
+	if u.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
+		return nil, err
+	}
+	if u.UpdatedAt, err = parseTime(r.UpdatedAt); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
