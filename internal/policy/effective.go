@@ -48,7 +48,8 @@ func Safe(method string, p Policy) bool {
 }
 
 // Effective returns what a runtime does with a stored policy: unset (zero)
-// fields take the built-in defaults, attempts are clamped to 1..MaxAttempts,
+// fields take the built-in defaults, attempts are clamped to 1..MaxAttempts
+// and timeout and deadline to their maximums,
 // and a tool that is not Safe gets exactly one attempt whatever is stored
 // (R1: "attempts: 3 alone on a POST still means one attempt").
 //
@@ -79,6 +80,11 @@ func withDefaults(p Policy) Policy {
 	if e.DeadlineMS <= 0 {
 		e.DeadlineMS = max(DefaultDeadlineMS, e.TimeoutMS)
 	}
+	// A runtime never honours more than the schema allows, whatever a
+	// corrupt store or bundle holds; this also keeps durations from
+	// overflowing.
+	e.TimeoutMS = min(e.TimeoutMS, MaxTimeoutMS)
+	e.DeadlineMS = min(e.DeadlineMS, MaxDeadlineMS)
 	if e.MaxResponseBytes <= 0 {
 		e.MaxResponseBytes = DefaultMaxResponseBytes
 	}
