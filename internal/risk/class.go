@@ -1,6 +1,3 @@
-// Package risk classifies an operation of an imported API into a risk class
-// (READ < WRITE < DESTRUCTIVE < PRIVILEGED) and keeps every reason that
-// contributed, so the console can show why a tool is dangerous.
 package risk
 
 import (
