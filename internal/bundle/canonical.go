@@ -1,0 +1,120 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gowebpki/jcs"
+)
+
+// Canonical returns the canonical bytes of b: the signing input of a bundle.
+//
+// The bundle is first normalized on a copy (b is not modified): times in UTC
+// truncated to whole seconds, sources and tools sorted by name, absent lists
+// written as [] rather than null. The JSON encoding is then put into RFC 8785
+// (JCS) form: object members sorted by UTF-16 code units, no insignificant
+// whitespace, ES6 number formatting, minimal string escaping. The same
+// content therefore always gives the same bytes, whatever produced it.
+func Canonical(b *Bundle) ([]byte, error) {
+	if b == nil {
+		return nil, fmt.Errorf("canonical bundle: nil bundle")
+	}
+	out, err := canonicalJSON(normalize(b))
+	if err != nil {
+		return nil, fmt.Errorf("canonical bundle: %w", err)
+	}
+	return out, nil
+}
+
+// canonicalJSON encodes v as JSON in RFC 8785 form.
+func canonicalJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding JSON: %w", err)
+	}
+	out, err := jcs.Transform(raw)
+	if err != nil {
+		return nil, fmt.Errorf("RFC 8785 transform: %w", err)
+	}
+	return out, nil
+}
+
+// normalize returns a copy of b in the normal form Canonical encodes. Slices
+// that are sorted or filled in are copied so the caller's bundle is untouched.
+func normalize(b *Bundle) *Bundle {
+	n := *b
+	n.IssuedAt = wholeSecondUTC(b.IssuedAt)
+	n.ExpiresAt = wholeSecondUTC(b.ExpiresAt)
+
+	n.Sources = make([]Source, len(b.Sources))
+	for i, s := range b.Sources {
+		s.Auth = nonNil(s.Auth)
+		n.Sources[i] = s
+	}
+	slices.SortFunc(n.Sources, func(x, y Source) int { return strings.Compare(x.Name, y.Name) })
+
+	n.Tools = make([]Tool, len(b.Tools))
+	for i, t := range b.Tools {
+		n.Tools[i] = normalizeTool(t)
+	}
+	slices.SortFunc(n.Tools, func(x, y Tool) int { return strings.Compare(x.Name, y.Name) })
+	return &n
+}
+
+func normalizeTool(t Tool) Tool {
+	t.Params = nonNil(t.Params)
+	t.Reasons = nonNil(t.Reasons)
+	t.Policy.Retry.RetryOn = nonNil(t.Policy.Retry.RetryOn)
+	if len(t.Approvals) > 0 {
+		approvals := make([]Approval, len(t.Approvals))
+		for i, a := range t.Approvals {
+			a.ApprovedAt = wholeSecondUTC(a.ApprovedAt)
+			approvals[i] = a
+		}
+		t.Approvals = approvals
+	}
+	return t
+}
+
+// wholeSecondUTC is the only time form a bundle holds: RFC 3339 in UTC with
+// no fractional seconds, so that every language formats it the same way.
+func wholeSecondUTC(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// decodeCanonical decodes a signed payload and checks that it is exactly the
+// canonical encoding of what it decodes to. This refuses payloads with
+// unknown members, duplicate members, null lists, fractional-second times,
+// unsorted tools or non-JCS formatting: a signed bundle has exactly one byte
+// form, so two runtimes can never read different content from one signature.
+func decodeCanonical(payload []byte) (*Bundle, error) {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	var b Bundle
+	if err := dec.Decode(&b); err != nil {
+		return nil, fmt.Errorf("decoding payload: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("decoding payload: data after the bundle object")
+	}
+	if b.Schema != Schema {
+		return nil, fmt.Errorf("schema is %q, want %q", b.Schema, Schema)
+	}
+	again, err := Canonical(&b)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(again, payload) {
+		return nil, fmt.Errorf("payload is not in canonical form (RFC 8785, sorted tools and sources, whole-second UTC times, no null lists)")
+	}
+	return &b, nil
+}

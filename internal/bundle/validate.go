@@ -1,0 +1,128 @@
+package bundle
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// toolNameRE is the tool-name rule of LLM function-calling APIs.
+var toolNameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// methods are the HTTP methods a tool may use.
+var methods = []string{"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE"}
+
+// paramLocations are the places an argument can go (OpenAPI "in").
+var paramLocations = []string{"path", "query", "header", "cookie"}
+
+// Validate checks the invariants every bundle holds, whether built here or
+// received: schema id, version, validity window, well-formed origins, tool
+// names, uniqueness, and that every tool's source is present. It returns all
+// problems found, joined.
+func (b *Bundle) Validate() error {
+	var errs []error
+	if b.Schema != Schema {
+		errs = append(errs, fmt.Errorf("schema is %q, want %q", b.Schema, Schema))
+	}
+	if b.Version < 1 {
+		errs = append(errs, fmt.Errorf("version %d: want 1 or more", b.Version))
+	}
+	if !b.ExpiresAt.After(b.IssuedAt) {
+		errs = append(errs, fmt.Errorf("expires_at %s is not after issued_at %s", b.ExpiresAt, b.IssuedAt))
+	}
+	sources := map[string]bool{}
+	for _, s := range b.Sources {
+		if s.Name == "" {
+			errs = append(errs, errors.New("a source has an empty name"))
+		} else if sources[s.Name] {
+			errs = append(errs, fmt.Errorf("source %q appears twice", s.Name))
+		}
+		sources[s.Name] = true
+		if err := validateSource(s); err != nil {
+			errs = append(errs, fmt.Errorf("source %q: %w", s.Name, err))
+		}
+	}
+	names := map[string]bool{}
+	for _, t := range b.Tools {
+		if names[t.Name] {
+			errs = append(errs, fmt.Errorf("tool %q appears twice", t.Name))
+		}
+		names[t.Name] = true
+		if err := validateTool(t, sources); err != nil {
+			errs = append(errs, fmt.Errorf("tool %q: %w", t.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("invalid bundle: %w", err)
+	}
+	return nil
+}
+
+// ValidateOrigin checks that origin is exactly scheme://host[:port] with an
+// http or https scheme: no userinfo (R8), no path, query or fragment, so the
+// executor can never be steered elsewhere by how the origin is spelled.
+func ValidateOrigin(origin string) error {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return fmt.Errorf("origin %q: %w", origin, err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("origin %q: scheme must be http or https", origin)
+	case u.User != nil:
+		return fmt.Errorf("origin %q: must not contain a user name or password", origin)
+	case u.Host == "" || u.Hostname() == "":
+		return fmt.Errorf("origin %q: has no host", origin)
+	case u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || strings.HasSuffix(origin, "?") || strings.HasSuffix(origin, "#"):
+		return fmt.Errorf("origin %q: must be scheme://host[:port] with no path, query or fragment", origin)
+	case origin != u.Scheme+"://"+u.Host:
+		return fmt.Errorf("origin %q: must be written as scheme://host[:port]", origin)
+	}
+	return nil
+}
+
+func validateSource(s Source) error {
+	if err := ValidateOrigin(s.Origin); err != nil {
+		return err
+	}
+	if s.BasePath != "" && (!strings.HasPrefix(s.BasePath, "/") || strings.HasSuffix(s.BasePath, "/")) {
+		return fmt.Errorf("base_path %q: want \"\" or /segment[/segment...] without a trailing slash", s.BasePath)
+	}
+	return nil
+}
+
+func validateTool(t Tool, sources map[string]bool) error {
+	var errs []error
+	if !toolNameRE.MatchString(t.Name) {
+		errs = append(errs, fmt.Errorf("name must match %s", toolNameRE))
+	}
+	if !sources[t.Source] {
+		errs = append(errs, fmt.Errorf("source %q is not in the bundle", t.Source))
+	}
+	if !slices.Contains(methods, t.Method) {
+		errs = append(errs, fmt.Errorf("method %q: want one of %s (upper case)", t.Method, strings.Join(methods, ", ")))
+	}
+	if !strings.HasPrefix(t.Path, "/") {
+		errs = append(errs, fmt.Errorf("path %q must start with /", t.Path))
+	}
+	for _, p := range t.Params {
+		if p.Name == "" || p.Arg == "" || !slices.Contains(paramLocations, p.In) {
+			errs = append(errs, fmt.Errorf("param %q: needs a name, an argument and in = path, query, header or cookie", p.Name))
+		}
+	}
+	if !t.Risk.Valid() {
+		errs = append(errs, fmt.Errorf("risk class %d is not valid", int(t.Risk)))
+	}
+	var schema map[string]json.RawMessage
+	if err := json.Unmarshal(t.InputSchema, &schema); err != nil || schema == nil {
+		errs = append(errs, errors.New("input_schema must be a JSON object"))
+	}
+	if !t.Policy.Exposed {
+		errs = append(errs, errors.New("policy is not exposed: a bundle holds only exposed tools"))
+	}
+	return errors.Join(errs...)
+}
