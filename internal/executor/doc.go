@@ -1,0 +1,36 @@
+// Package executor is the embedded executor: it takes a verified bundle and
+// performs tool calls as HTTP requests under the tool policies of that bundle
+// (rules R1–R9 of DESIGN.md). It imports nothing from the console.
+//
+// A call is checked and built once (R8: arguments validated against the
+// tool's input schema, unknown arguments refused, path parameters escaped and
+// refused when they could add a segment, origin fixed by the bundle), then
+// sent in attempts under the effective policy: retries only for safe tools
+// (R1) on the transient set (R3), exponential backoff with jitter and
+// Retry-After (R4), never an attempt or wait past the deadline (R5), the same
+// idempotency key on every attempt (R6), a per-tool circuit breaker (R7),
+// redirects never followed, the body streamed and cut at the ceiling after
+// decompression (R9). Every failure is an *Error with an R9 class, whether
+// the operation may have been applied, and an instruction for the agent.
+//
+// # Credentials file
+//
+// Secrets never travel in a bundle; a runtime reads them from a JSON file
+// (LoadCredentials) keyed by source name. Each source has exactly one of:
+//
+//	{
+//	  "sources": {
+//	    "shop":    {"bearer": "env:SHOP_TOKEN"},
+//	    "billing": {"api_key": {"in": "header", "name": "X-Api-Key", "value": "env:BILLING_KEY"}},
+//	    "legacy":  {"basic": {"username": "svc", "password": "env:LEGACY_PASSWORD"}},
+//	    "custom":  {"headers": {"X-Tenant": "acme", "X-Token": "env:CUSTOM_TOKEN"}}
+//	  }
+//	}
+//
+// api_key.in is header, query or cookie. Any value written "env:NAME" is read
+// from the environment variable NAME (an unset variable is an error). After
+// a 401 the file is read again once and, if the source's credentials
+// changed, the request is resent once. Credentials are sent only to https
+// origins unless Options.AllowInsecureCredentials is set (local development),
+// and are never logged.
+package executor

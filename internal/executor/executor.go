@@ -1,0 +1,214 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+)
+
+// Options are the runtime's choices for an Executor. Every field may be
+// left zero.
+type Options struct {
+	// Credentials supplies each source's secrets; nil sends none. When it
+	// also implements Refresher, a 401 triggers one refresh and resend.
+	Credentials CredentialProvider
+	// Transport sends the requests; nil means a clone of
+	// http.DefaultTransport with its own connection pool.
+	Transport http.RoundTripper
+	// Clock measures deadlines and performs backoff waits; nil is the wall
+	// clock.
+	Clock Clock
+	// Rand returns values in [0, 1) for backoff jitter; nil is math/rand/v2.
+	Rand func() float64
+	// AllowInsecureCredentials lets credentials go to http:// origins. For
+	// local development only (R8).
+	AllowInsecureCredentials bool
+	// Logger receives one debug line per call (tool, status, attempts,
+	// class). Bodies and credentials are never logged.
+	Logger *slog.Logger
+	// NewIdempotencyKey generates keys for policies with source
+	// "generated"; nil is a random UUID.
+	NewIdempotencyKey func() string
+}
+
+// Executor performs tool calls of one verified bundle under its policies.
+// It is safe for concurrent use; circuit breakers live as long as it does.
+type Executor struct {
+	tools         map[string]*tool
+	client        *http.Client
+	creds         CredentialProvider
+	clock         Clock
+	rand          func() float64
+	allowInsecure bool
+	logger        *slog.Logger
+	bufs          sync.Pool // *bytes.Buffer for response bodies
+}
+
+// Result is the outcome of one tool call. On failure Err is set and OK is
+// false; Status and Body may still describe the last response.
+type Result struct {
+	Tool string
+	OK   bool
+	// Status is the HTTP status of the last response, 0 when there was none.
+	Status int
+	// Body is the parsed response: a JSON value, a string for text, or nil
+	// (204/205, HEAD, no response).
+	Body any
+	// Attempts counts the HTTP requests sent; each is one budget unit.
+	Attempts int
+	Duration time.Duration
+	Err      *Error
+}
+
+// resultJSON is the wire form of a Result (toolgate call, MCP).
+type resultJSON struct {
+	Tool       string `json:"tool"`
+	OK         bool   `json:"ok"`
+	Status     *int   `json:"status"`
+	Attempts   int    `json:"attempts"`
+	DurationMS int64  `json:"duration_ms"`
+	Result     any    `json:"result"`
+	Error      *Error `json:"error"`
+}
+
+// MarshalJSON writes {"tool","ok","status"|null,"attempts","duration_ms",
+// "result","error"|null}.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	out := resultJSON{Tool: r.Tool, OK: r.OK, Attempts: r.Attempts,
+		DurationMS: r.Duration.Milliseconds(), Result: r.Body, Error: r.Err}
+	if r.Status != 0 {
+		out.Status = &r.Status
+	}
+	return json.Marshal(out)
+}
+
+// New compiles every tool of a verified bundle: effective policies, path
+// templates, input schemas, breakers. A tool that cannot be executed safely
+// (bad origin, bad template, uncompilable schema, reserved header) makes New
+// fail, so a runtime keeps its last good executor instead of running a
+// bundle partly.
+func New(b *bundle.Bundle, opts Options) (*Executor, error) {
+	if b == nil {
+		return nil, fmt.Errorf("new executor: nil bundle")
+	}
+	e := &Executor{
+		tools: make(map[string]*tool, len(b.Tools)), creds: opts.Credentials,
+		clock: opts.Clock, rand: opts.Rand, allowInsecure: opts.AllowInsecureCredentials, logger: opts.Logger,
+	}
+	if e.clock == nil {
+		e.clock = realClock{}
+	}
+	if e.rand == nil {
+		e.rand = rand.Float64
+	}
+	if e.logger == nil {
+		e.logger = slog.New(slog.DiscardHandler)
+	}
+	newKey := opts.NewIdempotencyKey
+	if newKey == nil {
+		newKey = uuid.NewString
+	}
+	e.client = newClient(opts.Transport)
+	sources := make(map[string]*source, len(b.Sources))
+	for _, s := range b.Sources {
+		cs, err := compileSource(s)
+		if err != nil {
+			return nil, fmt.Errorf("new executor: %w", err)
+		}
+		sources[s.Name] = cs
+	}
+	for _, bt := range b.Tools {
+		src, ok := sources[bt.Source]
+		if !ok {
+			return nil, fmt.Errorf("new executor: tool %q: source %q is not in the bundle", bt.Name, bt.Source)
+		}
+		t, err := compileTool(bt, src, newKey)
+		if err != nil {
+			return nil, fmt.Errorf("new executor: %w", err)
+		}
+		e.tools[bt.Name] = t
+	}
+	return e, nil
+}
+
+// newClient returns a client that never follows redirects (R8): the 3xx
+// response itself comes back and is classified REDIRECT_REJECTED.
+func newClient(rt http.RoundTripper) *http.Client {
+	if rt == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Decompression is done by the executor so that the response
+		// ceiling counts decoded bytes (a gzip bomb stays bounded).
+		tr.DisableCompression = true
+		tr.MaxIdleConnsPerHost = 64
+		tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+		rt = tr
+	}
+	return &http.Client{
+		Transport:     rt,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Tools lists the names of the bundle's tools (exposed or not), unsorted.
+func (e *Executor) Tools() []string {
+	names := make([]string, 0, len(e.tools))
+	for n := range e.tools {
+		names = append(names, n)
+	}
+	return names
+}
+
+// Call performs one tool call: arguments checked, request built once, then
+// attempts under the tool's effective policy until success, a non-transient
+// failure, the attempt budget, or the deadline. It never returns nil.
+func (e *Executor) Call(ctx context.Context, name string, args map[string]any) *Result {
+	start := e.clock.Now()
+	r := &Result{Tool: name}
+	e.call(ctx, r, start, args)
+	r.Duration = e.clock.Now().Sub(start)
+	r.OK = r.Err == nil
+	if e.logger.Enabled(ctx, slog.LevelDebug) {
+		attrs := []slog.Attr{slog.String("tool", name), slog.Int("status", r.Status),
+			slog.Int("attempts", r.Attempts), slog.Duration("duration", r.Duration)}
+		if r.Err != nil {
+			attrs = append(attrs, slog.String("class", string(r.Err.Class)))
+		}
+		e.logger.LogAttrs(ctx, slog.LevelDebug, "tool call", attrs...)
+	}
+	return r
+}
+
+func (e *Executor) call(ctx context.Context, r *Result, start time.Time, args map[string]any) {
+	t, ok := e.tools[r.Tool]
+	if !ok || !t.exposed {
+		r.Err = newError(ClassToolNotExposed, false, 0, fmt.Sprintf("tool %q is not exposed by the current bundle", r.Tool))
+		return
+	}
+	p, err := t.prepare(args)
+	if err != nil {
+		if !isInvalid(err) {
+			err = fmt.Errorf("building the request: %w", err)
+		}
+		r.Err = newError(ClassInvalidArguments, false, 0, err.Error())
+		return
+	}
+	deadline := start.Add(time.Duration(t.policy.DeadlineMS) * time.Millisecond)
+	if d, ok := ctx.Deadline(); ok {
+		// The caller's deadline is on the wall clock; carry it over to the
+		// executor's clock as "time left".
+		if cd := start.Add(time.Until(d)); cd.Before(deadline) {
+			deadline = cd
+		}
+	}
+	e.attempts(ctx, t, p, deadline, r)
+}

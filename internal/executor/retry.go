@@ -1,0 +1,150 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/toolgate/toolgate/internal/policy"
+)
+
+// attempts runs the retry loop of one call (R1, R3, R4, R5, R7). The
+// effective policy already holds R1: a tool that is not safe has one
+// attempt. A 401 answered by a refreshing credential provider earns one
+// extra send outside that budget, since a 401 means nothing was applied.
+func (e *Executor) attempts(ctx context.Context, t *tool, p *prepared, deadline time.Time, r *Result) {
+	var last *Error
+	mayHaveApplied := false
+	refreshed := false
+	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			r.Err = contextError(err, mayHaveApplied, last)
+			return
+		}
+		remaining := deadline.Sub(e.clock.Now())
+		if remaining <= 0 {
+			r.Err = orDeadline(last, mayHaveApplied)
+			return
+		}
+		done, err := t.breaker.Allow()
+		if err != nil {
+			r.Err = circuitError(t, err, last)
+			return
+		}
+		timeout := time.Duration(t.policy.TimeoutMS) * time.Millisecond
+		capped := remaining < timeout
+		out := e.attempt(ctx, t, p, min(timeout, remaining), capped)
+		done(out.health)
+		r.Attempts++
+		r.Status, r.Body = out.status, out.body
+		if out.err == nil {
+			return
+		}
+		mayHaveApplied = mayHaveApplied || out.err.MayHaveApplied
+		last = withApplied(out.err, mayHaveApplied)
+		if out.status == http.StatusUnauthorized && !refreshed && e.refresh(ctx, t) {
+			refreshed = true
+			n-- // the resend does not use the retry budget
+			continue
+		}
+		if !out.transient || n >= t.policy.Retry.Attempts {
+			r.Err = last
+			return
+		}
+		wait := policy.Delay(t.policy.Retry, n, e.rand)
+		if out.retryAfter > wait {
+			wait = out.retryAfter
+		}
+		// R5: never start a wait that would end past the deadline; the
+		// last classified error is returned at once instead.
+		if !e.clock.Now().Add(wait).Before(deadline) {
+			r.Err = last
+			return
+		}
+		if err := e.clock.Sleep(ctx, wait); err != nil {
+			r.Err = contextError(err, mayHaveApplied, last)
+			return
+		}
+	}
+}
+
+// refresh asks a refreshing provider for new credentials of the tool's
+// source; it reports whether a resend is worth it.
+func (e *Executor) refresh(ctx context.Context, t *tool) bool {
+	rf, ok := e.creds.(Refresher)
+	if !ok {
+		return false
+	}
+	changed, err := rf.Refresh(ctx, t.source.name)
+	if err != nil {
+		e.logger.LogAttrs(ctx, slog.LevelWarn, "credential refresh failed",
+			slog.String("tool", t.name), slog.String("source", t.source.name), slog.String("error", err.Error()))
+		return false
+	}
+	return changed
+}
+
+// withApplied returns err with MayHaveApplied raised when an earlier attempt
+// of the same call may have applied the operation.
+func withApplied(err *Error, mayHaveApplied bool) *Error {
+	if err.MayHaveApplied || !mayHaveApplied {
+		return err
+	}
+	c := *err
+	c.MayHaveApplied = true
+	c.Instruction = instruction(&c)
+	return &c
+}
+
+func contextError(err error, mayHaveApplied bool, last *Error) *Error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return orDeadline(last, mayHaveApplied)
+	}
+	return newError(ClassAborted, mayHaveApplied, 0, "the call was cancelled by the caller")
+}
+
+// orDeadline is the error when time ran out between attempts: the last
+// classified error if there was one (R5), DEADLINE_EXCEEDED otherwise.
+func orDeadline(last *Error, mayHaveApplied bool) *Error {
+	if last != nil {
+		return last
+	}
+	return newError(ClassDeadlineExceeded, mayHaveApplied, 0, "the call's deadline passed before a request could be sent")
+}
+
+func circuitError(t *tool, err error, last *Error) *Error {
+	if last != nil {
+		// The circuit opened during this call's retries: the upstream's own
+		// answer says more than "circuit open".
+		return last
+	}
+	msg := "circuit breaker of tool " + t.name + " is open after repeated transient failures"
+	if errors.Is(err, gobreaker.ErrTooManyRequests) {
+		msg = "circuit breaker of tool " + t.name + " is letting a single probe call through; this call was not sent"
+	}
+	return newError(ClassCircuitOpen, false, 0, msg)
+}
+
+// retryAfter reads Retry-After as delay-seconds or an HTTP-date (R4).
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(min(secs, 1<<31)) * time.Second
+	}
+	if at, err := http.ParseTime(v); err == nil && at.After(now) {
+		return at.Sub(now)
+	}
+	return 0
+}

@@ -1,0 +1,257 @@
+package executor
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/sony/gobreaker/v2"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/policy"
+)
+
+// source is a bundle source with its origin parsed once.
+type source struct {
+	name            string
+	scheme, host    string
+	basePath        string
+	basePathEscaped string
+}
+
+func compileSource(s bundle.Source) (*source, error) {
+	u, err := url.Parse(s.Origin)
+	if err != nil {
+		return nil, fmt.Errorf("source %q: origin: %w", s.Name, err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("source %q: origin %q: scheme must be http or https", s.Name, s.Origin)
+	case u.User != nil:
+		return nil, fmt.Errorf("source %q: origin %q: user information is not allowed", s.Name, s.Origin)
+	case u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
+		return nil, fmt.Errorf("source %q: origin %q: want scheme://host[:port]", s.Name, s.Origin)
+	}
+	if s.BasePath != "" && (!strings.HasPrefix(s.BasePath, "/") || strings.HasSuffix(s.BasePath, "/")) {
+		return nil, fmt.Errorf("source %q: base path %q: want \"\" or /segment[/segment...]", s.Name, s.BasePath)
+	}
+	if err := checkSegments(s.BasePath); err != nil {
+		return nil, fmt.Errorf("source %q: base path: %w", s.Name, err)
+	}
+	return &source{
+		name: s.Name, scheme: u.Scheme, host: u.Host,
+		basePath: s.BasePath, basePathEscaped: (&url.URL{Path: s.BasePath}).EscapedPath(),
+	}, nil
+}
+
+// pathPart is a literal piece of a path template or a path parameter.
+type pathPart struct {
+	literal, escaped string
+	param            *bundle.Param
+}
+
+// tool is a bundle tool compiled for execution: effective policy, parsed
+// path template, parameters grouped and sorted, input schema compiled,
+// its own circuit breaker.
+type tool struct {
+	name     string
+	method   string
+	source   *source
+	policy   policy.Policy // effective (R1 applied again here, whatever the bundle says)
+	mutation bool          // the method is not safe: a sent request may have changed state
+	exposed  bool
+
+	path                    []pathPart
+	query, headers, cookies []bundle.Param
+	body                    *bundle.Body
+	bodyMediaType           string
+
+	known     map[string]struct{}
+	knownList string
+	required  []string
+	schema    *jsonschema.Schema
+	keyArg    string
+	newKey    func() string
+
+	breaker *gobreaker.TwoStepCircuitBreaker[struct{}]
+}
+
+// reservedHeaders may not be tool parameters: the executor owns them.
+var reservedHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type", "Accept-Encoding", "Cookie", "Te", "Upgrade"}
+
+func compileTool(bt bundle.Tool, src *source, newKey func() string) (*tool, error) {
+	t := &tool{
+		name: bt.Name, method: strings.ToUpper(bt.Method), source: src,
+		policy:   policy.Effective(bt.Method, bt.Policy),
+		mutation: !policy.IsSafeMethod(bt.Method),
+		exposed:  bt.Policy.Exposed,
+		body:     bt.Body, newKey: newKey,
+		known: map[string]struct{}{},
+	}
+	if k := t.policy.IdempotencyKey; k != nil {
+		if slices.Contains(reservedHeaders, http.CanonicalHeaderKey(k.Header)) {
+			return nil, fmt.Errorf("tool %q: idempotency header %q is reserved", bt.Name, k.Header)
+		}
+		if k.Source == policy.KeyArgument {
+			t.keyArg = k.Argument
+		}
+	}
+	if err := t.compileParams(bt); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", bt.Name, err)
+	}
+	if err := t.compilePath(bt); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", bt.Name, err)
+	}
+	schema, err := compileSchema(bt.Name, bt.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", bt.Name, err)
+	}
+	t.schema = schema
+	t.breaker = newBreaker(bt.Name, t.policy.Breaker)
+	return t, nil
+}
+
+func (t *tool) compileParams(bt bundle.Tool) error {
+	for _, p := range bt.Params {
+		t.known[p.Arg] = struct{}{}
+		if p.Required {
+			t.required = append(t.required, p.Arg)
+		}
+		switch p.In {
+		case "path":
+		case "query":
+			t.query = append(t.query, p)
+		case "header":
+			name := http.CanonicalHeaderKey(p.Name)
+			if slices.Contains(reservedHeaders, name) ||
+				(t.policy.IdempotencyKey != nil && name == http.CanonicalHeaderKey(t.policy.IdempotencyKey.Header)) {
+				return fmt.Errorf("header parameter %q is reserved", p.Name)
+			}
+			t.headers = append(t.headers, p)
+		case "cookie":
+			t.cookies = append(t.cookies, p)
+		default:
+			return fmt.Errorf("parameter %q: unknown location %q", p.Name, p.In)
+		}
+	}
+	byName := func(a, b bundle.Param) int { return strings.Compare(a.Name, b.Name) }
+	slices.SortStableFunc(t.query, byName)
+	slices.SortStableFunc(t.headers, byName)
+	slices.SortStableFunc(t.cookies, byName)
+	if bt.Body != nil {
+		t.known[bt.Body.Arg] = struct{}{}
+		if bt.Body.Required {
+			t.required = append(t.required, bt.Body.Arg)
+		}
+		t.bodyMediaType = strings.ToLower(strings.TrimSpace(bt.Body.MediaType))
+		if t.bodyMediaType == "" {
+			t.bodyMediaType = "application/json"
+		}
+	}
+	names := make([]string, 0, len(t.known))
+	for k := range t.known {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	t.knownList = strings.Join(names, ", ")
+	if t.knownList == "" {
+		t.knownList = "(none)"
+	}
+	return nil
+}
+
+// compilePath splits "/orders/{id}/items" into literals and parameters.
+func (t *tool) compilePath(bt bundle.Tool) error {
+	rest := bt.Path
+	if !strings.HasPrefix(rest, "/") || strings.ContainsAny(rest, "?#") {
+		return fmt.Errorf("path %q: must start with / and hold no query or fragment", bt.Path)
+	}
+	used := map[string]bool{}
+	for rest != "" {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			t.addLiteral(rest)
+			break
+		}
+		t.addLiteral(rest[:open])
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return fmt.Errorf("path %q: unclosed {", bt.Path)
+		}
+		name := rest[open+1 : open+end]
+		i := slices.IndexFunc(bt.Params, func(p bundle.Param) bool { return p.In == "path" && p.Name == name })
+		if i < 0 {
+			return fmt.Errorf("path %q: no path parameter named %q", bt.Path, name)
+		}
+		used[name] = true
+		t.path = append(t.path, pathPart{param: &bt.Params[i]})
+		rest = rest[open+end+1:]
+	}
+	for _, p := range bt.Params {
+		if p.In == "path" && !used[p.Name] {
+			return fmt.Errorf("path parameter %q does not appear in path %q", p.Name, bt.Path)
+		}
+	}
+	return checkSegments(bt.Path)
+}
+
+func (t *tool) addLiteral(s string) {
+	if s != "" {
+		t.path = append(t.path, pathPart{literal: s, escaped: (&url.URL{Path: s}).EscapedPath()})
+	}
+}
+
+// compileSchema compiles a tool's input schema once. Loading of external
+// references is disabled: a bundle is self-contained, and a schema must not
+// make the runtime read files or fetch URLs.
+func compileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
+		return nil, nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(jsonschema.SchemeURLLoader{})
+	loc := "https://toolgate.invalid/tools/" + url.PathEscape(name) + ".json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	s, err := c.Compile(loc)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	return s, nil
+}
+
+// errExcluded marks attempt outcomes the breaker must not count (R7: 4xx
+// client and auth failures, cancellations, attempts cut short by the call's
+// own deadline).
+var errExcluded = errors.New("not counted by the circuit breaker")
+
+// errFailure marks attempt outcomes that count as a failure.
+var errFailure = errors.New("transient failure")
+
+// newBreaker builds the breaker of one tool with gobreaker's two-step form:
+// Allow is called once per attempt (so failed retry attempts count, R7),
+// MaxRequests 1 lets exactly one probe through in half-open state even under
+// concurrency (the half-open check and the request count share one mutex),
+// and IsExcluded keeps 4xx from counting either way.
+func newBreaker(name string, b policy.Breaker) *gobreaker.TwoStepCircuitBreaker[struct{}] {
+	threshold := uint32(max(b.Threshold, 1))
+	return gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
+		Name:        name,
+		MaxRequests: 1,
+		Timeout:     time.Duration(b.ResetMS) * time.Millisecond,
+		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= threshold },
+		IsExcluded:  func(err error) bool { return errors.Is(err, errExcluded) },
+	})
+}
