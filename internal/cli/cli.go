@@ -26,6 +26,8 @@ type Env struct {
 type commands struct {
 	Version versionCmd `cmd:"" help:"Print the toolgate version."`
 	Help    helpCmd    `cmd:"" help:"Show help for toolgate or one of its commands."`
+
+	SampleAPI sampleAPICmd `cmd:"" name:"sample-api" help:"Serve a sample upstream API (orders, admin users) with fault switches, to try toolgate on."`
 }
 
 // ExitError carries a specific exit status out of a command (e.g. 1 for a
