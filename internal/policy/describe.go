@@ -90,7 +90,7 @@ func keySentence(k *IdempotencyKey) string {
 	if k.Source == KeyArgument {
 		return fmt.Sprintf("Sends the %s header from the %q argument, unchanged on every attempt.", k.Header, k.Argument)
 	}
-	return fmt.Sprintf("Sends a %s header generated once per call, unchanged on every attempt.", k.Header)
+	return fmt.Sprintf("Sends the %s header with a key generated once per call, unchanged on every attempt.", k.Header)
 }
 
 // statusList renders "408, 429, 502, 503 and 504", or "no HTTP status".
