@@ -19,16 +19,19 @@
 // A mutation is an operation with an unsafe method (anything but GET, HEAD,
 // OPTIONS, TRACE), or a safe-method operation whose name says it changes
 // state. For safe methods only words in action position count as verbs: the
-// summary's first word, the verb of the operationId (a read verb at either
-// end of the id wins, otherwise its first word if it is a verb, otherwise
-// its last word) and the same for an RPC method name (the part of the last
-// path segment after its last dot or colon: Slack "/auth.revoke"). So "GET
+// verb of the operationId (a read verb at either end of the id wins,
+// otherwise its first word if it is a verb, otherwise its last word), the
+// same for an RPC method name (the part of the last path segment after its
+// last dot or colon: Slack "/auth.revoke"), and the summary's first word
+// unless a name already says it reads ("Import Contacts Status" on
+// GET_contacts-imports-id is a status read). So "GET
 // /files/{id}/trash" (get_files_id_trash) reads the trash, while "GET
 // /auth.revoke" revokes and "GET /admin.apps.approve" approves.
 //
 // Path segments are literal segments only: {parameters}, numeric ids and
 // self aliases (@me) are dropped; an identity segment followed by a self
-// alias (/users/@me/...) is the caller's own object, not identity admin.
+// alias (/users/@me/...) is the caller's own object, not identity admin. A
+// Box-style "#fragment" of the path key counts as a final segment.
 //
 // # Rule table
 //
@@ -42,18 +45,19 @@
 //	PRIVILEGED   scope:      any method            a scope with the word admin, owner, manage, superuser, root, sudo
 //	PRIVILEGED   path:       any method            a path segment admin, admins, administrator(s), superuser
 //	PRIVILEGED   credential: any method, GET too   a path segment token(s), secret(s), credential(s), password(s),
-//	                                               passphrase, key(s), apikey(s), env; or an oauth/oauth2 path
+//	                                               passphrase, key(s), apikey(s), env, login; or an oauth/oauth2 path
 //	                                               ending in access, token or exchange (reading a secret is as
 //	                                               dangerous as changing it)
 //	PRIVILEGED   scope:      mutations             a scope naming an identity object (users, members, roles,
-//	                                               permissions, policies, groups, org, tokens, keys, ...) with
+//	                                               permissions, policies, usergroups, org, tokens, keys, ...) with
 //	                                               write, update, manage, edit, create, delete, set or modify
 //	                                               ("*:write" on identity objects)
 //	PRIVILEGED   path:       mutations             a path segment naming identity or access: user(s), member(s),
 //	                                               membership(s), role(s), permission(s), policy/policies,
 //	                                               group(s), usergroup(s), collaboration(s), collaborator(s),
 //	                                               owner(s), invite(s), invitation(s), sso, saml, scim, mfa,
-//	                                               2fa, totp, scopes, acl(s), subusers, teammates
+//	                                               2fa, totp, scopes, acl(s), subuser(s), teammates, access,
+//	                                               shared (shared links open content to others)
 //	DESTRUCTIVE  method:     DELETE                the method itself
 //	DESTRUCTIVE  verb:       mutations (all words) delete, remove, destroy, purge, revoke, cancel, terminate,
 //	                         safe (action words)   wipe, reset, void, refund, erase, archive, trash, kill, drop,

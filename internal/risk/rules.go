@@ -116,7 +116,7 @@ func writeVerbs() []string {
 		"run", "execute", "trigger", "start", "stop", "end", "enable", "assign", "unassign", "join", "leave",
 		"move", "copy", "rename", "mark", "lock", "unlock", "restore", "install", "submit", "confirm", "accept",
 		"register", "subscribe", "unsubscribe", "merge", "sync", "grant", "apply", "save", "write", "insert",
-		"upsert", "provision", "transfer", "convert", "invoke", "duplicate", "complete"}
+		"upsert", "provision", "transfer", "convert", "invoke", "duplicate", "complete", "login", "logout"}
 }
 
 // readVerbs are verbs that name a read. They only decide which word of an
@@ -132,7 +132,7 @@ func stateChangingVerbs() []string { return append(destructiveVerbs(), writeVerb
 
 func credentialNouns() []string {
 	return []string{"token", "tokens", "secret", "secrets", "credential", "credentials", "password", "passwords",
-		"passphrase", "key", "keys", "apikey", "apikeys", "env"}
+		"passphrase", "key", "keys", "apikey", "apikeys", "env", "login"}
 }
 
 func identityNouns() []string {
@@ -140,12 +140,16 @@ func identityNouns() []string {
 		"permission", "permissions", "policy", "policies", "group", "groups", "usergroup", "usergroups",
 		"collaboration", "collaborations", "collaborator", "collaborators", "owner", "owners", "invite", "invites",
 		"invitation", "invitations", "sso", "saml", "scim", "mfa", "2fa", "totp", "scopes", "acl", "acls",
-		"subusers", "teammates"}
+		"subuser", "subusers", "teammates", "access", "shared"}
 }
 
+// identityScopeNouns differ from identityNouns on purpose: in scopes "groups"
+// often means conversations (Slack "groups:write" posts to private
+// channels), so only user groups count.
 func identityScopeNouns() []string {
-	return append(identityNouns(), "org", "orgs", "organization", "organizations", "token", "tokens", "secret",
-		"secrets", "key", "keys")
+	return []string{"user", "users", "member", "members", "membership", "memberships", "role", "roles",
+		"permission", "permissions", "policy", "policies", "usergroup", "usergroups", "org", "orgs",
+		"organization", "organizations", "token", "tokens", "secret", "secrets", "key", "keys"}
 }
 
 func identityScopeActions() []string {

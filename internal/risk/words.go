@@ -125,7 +125,16 @@ func extractFacts(op *openapi.Operation) *facts {
 		f.lastWords = slices.Clone(f.segments[n-1])
 	}
 	if _, frag, ok := strings.Cut(op.PathKey, "#"); ok {
-		f.lastWords = append(f.lastWords, words(frag)...)
+		// Box tells variants of one path apart by fragment
+		// ("#add_shared_link"): the fragment names the operation, so it
+		// counts as a final segment for nouns and as part of the name for
+		// verbs.
+		fw := words(frag)
+		f.lastWords = append(f.lastWords, fw...)
+		if len(fw) > 0 {
+			f.segments = append(f.segments, fw)
+			f.selfAfter = append(f.selfAfter, false)
+		}
 	}
 	f.actionWords = actionWords(f)
 	for _, alt := range op.Security {
@@ -221,9 +230,6 @@ func allDigits(ws []string) bool {
 // trash (its name starts with "get"), while "GET /auth.revoke" revokes.
 func actionWords(f *facts) []string {
 	var out []string
-	if len(f.summaryWords) > 0 {
-		out = append(out, f.summaryWords[0])
-	}
 	if w := nameAction(f.idWords); w != "" {
 		out = append(out, w)
 	}
@@ -233,6 +239,11 @@ func actionWords(f *facts) []string {
 		if w := nameAction(words(f.rpcName)); w != "" {
 			out = append(out, w)
 		}
+	}
+	// A summary's first word is often a noun ("Import Contacts Status"),
+	// so it only counts when the names do not already say they read.
+	if len(f.summaryWords) > 0 && !slices.ContainsFunc(out, func(w string) bool { return isVerb(w, readVerbs()) }) {
+		out = append(out, f.summaryWords[0])
 	}
 	return out
 }
