@@ -26,6 +26,7 @@ type Env struct {
 type commands struct {
 	Version versionCmd `cmd:"" help:"Print the toolgate version."`
 	Help    helpCmd    `cmd:"" help:"Show help for toolgate or one of its commands."`
+	Bundle  bundleCmd  `cmd:"" help:"Work with signed policy bundles (verify)."`
 
 	SampleAPI sampleAPICmd `cmd:"" name:"sample-api" help:"Serve a sample upstream API (orders, admin users) with fault switches, to try toolgate on."`
 }
