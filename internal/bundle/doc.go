@@ -1,0 +1,166 @@
+// Package bundle defines toolgate's signed policy bundle: the format, its
+// canonical encoding, Ed25519 signing and verification, the signing keys and
+// how a bundle is built from the project's tools (DESIGN.md R11).
+//
+// This comment is the specification. Someone with a JSON library, an Ed25519
+// implementation and base64url can build, sign and verify a bundle from it
+// alone; nothing here depends on Go.
+//
+// # The bundle (payload)
+//
+// A bundle is one JSON object. Every member below is always present unless
+// marked optional; lists are always arrays ([] when empty, never null).
+//
+//	schema       string   "toolgate.bundle/v1"; a verifier refuses any other value
+//	version      integer  >= 1, strictly increasing across publishes (rollback
+//	                      publishes old content under a new version)
+//	issued_at    string   RFC 3339 UTC, whole seconds: "2025-03-01T12:00:01Z"
+//	expires_at   string   same form, after issued_at (default issued_at + 30 days)
+//	sources      array    of source objects, sorted by name
+//	tools        array    of tool objects, sorted by name; only exposed tools
+//
+// A source (an imported API; never a secret):
+//
+//	name         string   unique in the bundle
+//	origin       string   exactly scheme://host[:port], scheme http or https,
+//	                      no userinfo, path, query or fragment
+//	base_path    string   "" or "/seg[/seg...]" without a trailing slash
+//	auth         array    of {name, type, scheme?, in?, param?}: type is apiKey,
+//	                      http, oauth2, openIdConnect, mutualTLS or basic; scheme
+//	                      (http: bearer, basic), in (apiKey: header, query, cookie)
+//	                      and param (the header/query/cookie name) are omitted
+//	                      when empty
+//
+// A tool:
+//
+//	name          string  ^[a-zA-Z0-9_-]{1,64}$, unique in the bundle
+//	source        string  name of a source in this bundle
+//	method        string  GET HEAD OPTIONS POST PUT PATCH DELETE TRACE (upper case)
+//	path          string  template relative to base_path, starts with "/", e.g.
+//	                      "/orders/{id}"
+//	description   string
+//	params        array   of {name, in, arg, required}: name on the wire, in is
+//	                      path, query, header or cookie, arg is the property of
+//	                      input_schema that supplies it
+//	body          object  optional: {arg, required, media_type}
+//	input_schema  object  JSON Schema of the arguments (MCP inputSchema)
+//	risk          string  READ, WRITE, DESTRUCTIVE or PRIVILEGED
+//	reasons       array   of {code, class, text}, highest class first
+//	annotations   object  {readOnlyHint, destructiveHint, idempotentHint}
+//	                      booleans; see DeriveAnnotations
+//	policy        object  the EFFECTIVE policy a runtime enforces (R1 applied:
+//	                      a tool that is not safe has retry.attempts 1):
+//	                        exposed (true), timeout_ms, deadline_ms,
+//	                        max_response_bytes, idempotent,
+//	                        idempotency_key (null or {header, source, argument?}),
+//	                        retry {attempts, backoff_ms, multiplier, jitter,
+//	                        retry_on (array of HTTP statuses)},
+//	                        circuit_breaker {threshold, reset_ms}
+//	approvals     array   optional (omitted when empty): {change_request,
+//	                      approved_by, approved_at, summary} for tools whose
+//	                      exposure or policy needed a security approver (R10)
+//
+// # Canonical encoding
+//
+// The payload is exactly the RFC 8785 (JSON Canonicalization Scheme) form of
+// the object above: no whitespace outside strings; object members sorted by
+// their names' UTF-16 code units (for toolgate's own member names, all ASCII,
+// that is plain byte order; it matters inside input_schema); strings with
+// only the escapes RFC 8785 prescribes (\" \\ \b \f \n \r \t, other control
+// characters as \u00xx in lower-case hex, everything else as UTF-8 — so "<"
+// stays "<"); numbers in ECMAScript form (2, not 2.0; 1e+30). Arrays keep
+// their order, so tools and sources must be sorted by name before encoding,
+// and times must already be whole-second UTC. A verifier decodes the payload,
+// re-encodes it and refuses it unless the bytes are identical (ErrSchema), so
+// one signature always means one byte string and one content. Unknown members
+// are refused the same way. testdata/small.canonical.json is a complete
+// example; its first bytes are
+//
+//	{"expires_at":"2025-03-31T12:00:01Z","issued_at":"2025-03-01T12:00:01Z","schema":"toolgate.bundle/v1","sources":[{"auth":[...
+//
+// # Signature envelope
+//
+// A signed bundle is a JWS (RFC 7515) in compact serialization, ASCII, with
+// no line breaks:
+//
+//	BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature)
+//
+// BASE64URL is RFC 4648 §5 without "=" padding; unused bits of the last
+// character must be zero. The protected header is the JSON object
+//
+//	{"alg":"EdDSA","kid":"<key id>","typ":"toolgate-bundle+jws"}
+//
+// with no other members (a verifier refuses jwk, jku, x5u, crit, b64, ...).
+// The signing input is the ASCII string BASE64URL(header) "." BASE64URL(payload),
+// and the signature is the 64-byte Ed25519 signature (RFC 8032, pure
+// Ed25519, as RFC 8037 specifies for alg EdDSA) of that input. The header's
+// own bytes need not be canonical: it is signed as transmitted.
+//
+// # Keys
+//
+// A key id is base64url (no padding) of the first 12 bytes of the SHA-256 of
+// the 32-byte raw Ed25519 public key: 16 characters. Public keys are
+// published as a JWK Set (RFC 7517) of OKP keys (RFC 8037):
+//
+//	{"keys":[{"kty":"OKP","crv":"Ed25519","x":"<BASE64URL(32-byte public key)>",
+//	          "kid":"<key id>","alg":"EdDSA","use":"sig"}]}
+//
+// GET /api/v1/keys serves this, `toolgate keys export` writes it and
+// `toolgate bundle verify --key` reads it (a single JWK object is accepted
+// too). The console signs with one active key; after a rotation the previous
+// keys stay in the set until retired, so runtimes keep verifying bundles
+// signed before the change-over. KeyDir stores the private keys.
+//
+// # Verifying, step by step
+//
+// A runtime (Verify does exactly this, in this order, each refusal with its
+// own error):
+//
+//  1. Split the input (surrounding whitespace removed) at "."; there must be
+//     three parts (else ErrUnsigned).
+//  2. Decode the header; alg must be "EdDSA" (else ErrAlgorithm: "none",
+//     HS256 and the rest are refused before any key is used). The signature
+//     part must not be empty (else ErrUnsigned). Header members other than
+//     alg, kid, typ, or typ other than "toolgate-bundle+jws", give ErrSchema.
+//  3. Find kid in the trusted key set (else ErrUnknownKey).
+//  4. Verify the Ed25519 signature over the signing input with that key
+//     (else ErrTampered; a padding bit set in any part counts as tampering).
+//  5. Decode the payload; schema must be "toolgate.bundle/v1", the payload
+//     must be its own canonical form and the bundle must satisfy the rules
+//     above (else ErrSchema).
+//  6. If the runtime accepted a bundle before, version must be greater than
+//     that one's (else ErrStaleVersion).
+//  7. Now must be before expires_at (else ErrExpired), and issued_at must not
+//     be more than five minutes ahead of now (else ErrNotYetValid).
+//
+// On any refusal a runtime keeps its last good bundle (R11).
+//
+// # Worked example without toolgate
+//
+// To sign by hand with Python's standard library plus the "cryptography"
+// package (or openssl for the key): generate a key with
+// `openssl genpkey -algorithm ed25519 -out key.pem`; get the raw public key
+// as the last 32 bytes of `openssl pkey -in key.pem -pubout -outform DER`;
+// the kid is base64.urlsafe_b64encode(hashlib.sha256(raw).digest()[:12])
+// without "=". Write the bundle as a Python dict with sorted tools and
+// sources and whole-second "Z" times. For toolgate's content (ASCII member
+// names, integers, short decimals, no characters outside the Basic
+// Multilingual Plane in member names) json.dumps(obj, sort_keys=True,
+// separators=(",", ":"), ensure_ascii=False).encode() yields the RFC 8785
+// bytes, with the one catch noted at the end; in general use an RFC 8785
+// library. Then
+//
+//	b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=")
+//	header = b'{"alg":"EdDSA","kid":"' + kid + b'","typ":"toolgate-bundle+jws"}'
+//	signing_input = b64(header) + b"." + b64(payload)
+//	sig = private_key.sign(signing_input)          # Ed25519, 64 bytes
+//	jws = signing_input + b"." + b64(sig)
+//
+// (`openssl pkeyutl -sign -rawin -inkey key.pem -in input.txt` gives the same
+// signature for the signing input in input.txt.) To verify, split jws at
+// ".", check the header as in step 2, look up kid, call
+// public_key.verify(b64decode(sig), signing_input), then decode the payload
+// and check schema, version and expiry. Note that Python's json.dumps writes
+// 2.0 for a float 2, where RFC 8785 writes 2: when a policy's multiplier is a
+// whole number, store it as an int before encoding.
+package bundle
