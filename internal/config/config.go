@@ -1,0 +1,80 @@
+// Package config is the console's configuration: one struct, filled by the
+// CLI from flags with TOOLGATE_* environment fallbacks (the kong tags below),
+// then validated before anything starts.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config configures `toolgate serve`.
+type Config struct {
+	Addr          string        `name:"addr" env:"TOOLGATE_ADDR" default:"127.0.0.1:8080" help:"Address to listen on (host:port; port 0 picks a free one)."`
+	DataDir       string        `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
+	BaseURL       string        `name:"base-url" env:"TOOLGATE_BASE_URL" help:"Public URL of the console, used in links (default http://ADDR). An https URL makes cookies Secure."`
+	SessionIdle   time.Duration `name:"session-idle" env:"TOOLGATE_SESSION_IDLE" default:"1h" help:"A session ends after this long without a request."`
+	SessionMaxAge time.Duration `name:"session-max-age" env:"TOOLGATE_SESSION_MAX_AGE" default:"12h" help:"A session ends this long after sign-in."`
+}
+
+// DBPath is where the SQLite database lives.
+func (c Config) DBPath() string { return DBPath(c.DataDir) }
+
+// DBPath is where the SQLite database of dataDir lives (for commands that
+// take only a data directory).
+func DBPath(dataDir string) string { return filepath.Join(dataDir, "toolgate.db") }
+
+// SecureCookies reports whether cookies get the Secure attribute: when the
+// console is reached over HTTPS, as BaseURL says.
+func (c Config) SecureCookies() bool { return strings.HasPrefix(c.BaseURL, "https://") }
+
+// Validate returns every problem with c, one per line, so a person can fix
+// them all in one go.
+func (c Config) Validate() error {
+	var errs []error
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
+		errs = append(errs, fmt.Errorf("--addr / TOOLGATE_ADDR %q: want host:port, e.g. 127.0.0.1:8080", c.Addr))
+	}
+	if strings.TrimSpace(c.DataDir) == "" {
+		errs = append(errs, errors.New("--data-dir / TOOLGATE_DATA_DIR is empty: name a directory"))
+	}
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			errs = append(errs, fmt.Errorf("--base-url / TOOLGATE_BASE_URL %q: want http(s)://host[:port][/path]", c.BaseURL))
+		}
+	}
+	if c.SessionIdle < time.Minute {
+		errs = append(errs, fmt.Errorf("--session-idle / TOOLGATE_SESSION_IDLE %s: want at least 1m", c.SessionIdle))
+	}
+	if c.SessionMaxAge < c.SessionIdle {
+		errs = append(errs, fmt.Errorf("--session-max-age / TOOLGATE_SESSION_MAX_AGE %s: want at least the idle timeout (%s)", c.SessionMaxAge, c.SessionIdle))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid configuration:\n  %w", joinLines(errs))
+	}
+	return nil
+}
+
+// WithListenAddr returns c with BaseURL defaulted from the address actually
+// listened on (which differs from Addr when the port is 0).
+func (c Config) WithListenAddr(addr net.Addr) Config {
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + addr.String()
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	return c
+}
+
+func joinLines(errs []error) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	return errors.New(strings.Join(msgs, "\n  "))
+}

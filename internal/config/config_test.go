@@ -1,0 +1,60 @@
+package config
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+func valid() Config {
+	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", SessionIdle: time.Hour, SessionMaxAge: 12 * time.Hour}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Config)
+		want   string // substring of the error; "" for valid
+	}{
+		{"defaults", func(*Config) {}, ""},
+		{"port zero", func(c *Config) { c.Addr = "127.0.0.1:0" }, ""},
+		{"https base", func(c *Config) { c.BaseURL = "https://console.example.com" }, ""},
+		{"no port", func(c *Config) { c.Addr = "localhost" }, "TOOLGATE_ADDR"},
+		{"empty data dir", func(c *Config) { c.DataDir = " " }, "TOOLGATE_DATA_DIR"},
+		{"bad base url", func(c *Config) { c.BaseURL = "ftp://x" }, "TOOLGATE_BASE_URL"},
+		{"idle too short", func(c *Config) { c.SessionIdle = time.Second }, "TOOLGATE_SESSION_IDLE"},
+		{"max below idle", func(c *Config) { c.SessionMaxAge = time.Minute }, "TOOLGATE_SESSION_MAX_AGE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := valid()
+			tt.change(&c)
+			err := c.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate = %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate = %v, want it to mention %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestDerived(t *testing.T) {
+	c := valid().WithListenAddr(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4321})
+	if c.BaseURL != "http://127.0.0.1:4321" || c.SecureCookies() {
+		t.Errorf("BaseURL %q secure=%v", c.BaseURL, c.SecureCookies())
+	}
+	c = valid()
+	c.BaseURL = "https://x.example/"
+	if c = c.WithListenAddr(&net.TCPAddr{}); c.BaseURL != "https://x.example" || !c.SecureCookies() {
+		t.Errorf("BaseURL %q secure=%v", c.BaseURL, c.SecureCookies())
+	}
+	if !strings.HasSuffix(c.DBPath(), "toolgate.db") {
+		t.Errorf("DBPath = %s", c.DBPath())
+	}
+}

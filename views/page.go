@@ -1,0 +1,54 @@
+// Package views renders the console's HTML with templ. Every page takes one
+// typed view model that embeds Page (what the layout needs); fragments for
+// HTMX are small components of their own. Views never load data: handlers
+// in web/ fill the view models.
+package views
+
+import "encoding/json"
+
+// Page is what every full page carries for the layout.
+type Page struct {
+	Title  string
+	User   *Viewer   // nil when nobody is signed in
+	Nav    []NavItem // only entries the viewer may open
+	CSRF   string    // token for forms (hidden field) and HTMX (header)
+	Assets Assets
+}
+
+// Viewer is the signed-in person as the layout shows them.
+type Viewer struct {
+	Email string
+	Roles []string
+}
+
+// NavItem is one entry of the main navigation.
+type NavItem struct {
+	Label  string
+	Href   string
+	Active bool
+}
+
+// Assets holds the versioned URLs of static files.
+type Assets struct {
+	CSS  string
+	HTMX string
+}
+
+// csrfHeaders is the hx-headers value: HTMX sends the CSRF token as a header
+// on every request it makes (CSP forbids the inline script that would
+// otherwise be needed).
+func (p Page) csrfHeaders() string {
+	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": p.CSRF})
+	return string(b)
+}
+
+// htmxConfig lets HTMX swap 4xx/5xx responses (the error handler retargets
+// them to #flash) and turns off the inline indicator <style> that the CSP
+// would refuse.
+const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}]}`
+
+// FormError is a message about one field (or the whole form when Field is "").
+type FormError struct {
+	Field   string
+	Message string
+}

@@ -1,0 +1,37 @@
+package web
+
+// The foundation's routes. A feature adds its own authz_<feature>_test.go
+// with an init that appends to authzCases (see authz_test.go).
+func init() {
+	const (
+		ok     = 200
+		see    = 303 // redirect: to the sign-in page for anonymous GETs, or after a POST
+		bad    = 400 // empty form refused as invalid
+		unauth = 401
+		forbid = 403
+		gone   = 404
+	)
+	authzCases = append(authzCases, []authzCase{
+		{"GET", "/healthz", ok, ok, ok, ok},
+		{"GET", "/readyz", ok, ok, ok, ok},
+		{"GET", "/static/:name", ok, ok, ok, ok},
+		{"GET", "/login", ok, see, see, see},
+		{"POST", "/login", unauth, unauth, unauth, unauth},
+		{"GET", "/setup", gone, gone, gone, gone}, // users exist: the setup link is dead
+		{"POST", "/setup", gone, gone, gone, gone},
+
+		{"POST", "/logout", unauth, see, see, see},
+		{"GET", "/account", see, ok, ok, ok},
+		{"POST", "/account/password", unauth, bad, bad, bad},
+
+		{"GET", "/", see, ok, ok, ok},
+
+		{"GET", "/users", see, forbid, forbid, ok},
+		{"GET", "/users/new", see, forbid, forbid, ok},
+		{"POST", "/users", unauth, forbid, forbid, bad},
+		{"GET", "/users/:id", see, forbid, forbid, ok},
+		{"POST", "/users/:id/roles", unauth, forbid, forbid, bad},
+		{"POST", "/users/:id/disabled", unauth, forbid, forbid, bad},
+		{"POST", "/users/:id/password", unauth, forbid, forbid, bad},
+	}...)
+}

@@ -1,0 +1,141 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/securecookie"
+
+	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+const (
+	testPassword = "correct horse battery"
+	testCSRF     = "test-csrf-token-0123456789abcdef"
+)
+
+var testHash = sync.OnceValue(func() string {
+	h, err := auth.HashPassword(testPassword)
+	if err != nil {
+		panic(err)
+	}
+	return h
+})
+
+// testApp is a Server over a real SQLite database with one user per role.
+type testApp struct {
+	t     *testing.T
+	srv   *Server
+	db    *store.DB
+	log   *bytes.Buffer
+	users map[string]*store.User // by role name; "anonymous" absent
+}
+
+func testConfig() config.Config {
+	return config.Config{Addr: "127.0.0.1:0", DataDir: "unused", BaseURL: "http://127.0.0.1:1",
+		SessionIdle: time.Hour, SessionMaxAge: 12 * time.Hour}
+}
+
+// newTestApp builds the app; withUsers=false leaves the database empty
+// (first run).
+func newTestApp(t *testing.T, withUsers bool) *testApp {
+	t.Helper()
+	a := &testApp{t: t, db: store.MustOpen(t), log: &bytes.Buffer{}, users: map[string]*store.User{}}
+	if withUsers {
+		for _, r := range auth.AllRoles {
+			u, err := a.db.CreateUser(context.Background(), "test", store.NewUser{Email: string(r) + "@example.com", PasswordHash: testHash(), Roles: []auth.Role{r}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.users[string(r)] = u
+		}
+	}
+	keys := [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)}
+	srv, err := New(context.Background(), Deps{Store: a.db, Logger: slog.New(slog.NewTextHandler(a.log, nil)),
+		Config: testConfig(), SessionKeys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.srv = srv
+	return a
+}
+
+// sessionCookie signs role's user in through the store and returns the
+// cookie a browser would hold.
+func (a *testApp) sessionCookie(role string) *http.Cookie {
+	a.t.Helper()
+	u, ok := a.users[role]
+	if !ok {
+		return nil
+	}
+	token, err := a.db.Login(context.Background(), u, "test", store.SessionPolicy{Idle: time.Hour, Absolute: time.Hour})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	v, err := securecookie.EncodeMulti(sessionCookie, map[any]any{sessionKeyID: token}, a.srv.cookies.Codecs...)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return &http.Cookie{Name: sessionCookie, Value: v}
+}
+
+// request is one test request.
+type request struct {
+	method, path string
+	form         url.Values
+	cookie       *http.Cookie // session
+	csrf         bool         // send a valid CSRF cookie + header
+	header       map[string]string
+}
+
+func (a *testApp) do(r request) *httptest.ResponseRecorder {
+	a.t.Helper()
+	var body io.Reader
+	if r.form != nil {
+		body = strings.NewReader(r.form.Encode())
+	}
+	req := httptest.NewRequest(r.method, r.path, body)
+	if r.form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if r.cookie != nil {
+		req.AddCookie(r.cookie)
+	}
+	if r.csrf {
+		req.AddCookie(&http.Cookie{Name: "toolgate_csrf", Value: testCSRF})
+		req.Header.Set("X-CSRF-Token", testCSRF)
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	a.srv.ServeHTTP(rec, req)
+	return rec
+}
+
+func wantStatus(t *testing.T, rec *httptest.ResponseRecorder, want int) {
+	t.Helper()
+	if rec.Code != want {
+		t.Fatalf("status %d, want %d; body:\n%.600s", rec.Code, want, rec.Body.String())
+	}
+}
+
+func wantBody(t *testing.T, rec *httptest.ResponseRecorder, substrings ...string) {
+	t.Helper()
+	for _, s := range substrings {
+		if !strings.Contains(rec.Body.String(), s) {
+			t.Errorf("body lacks %q:\n%.800s", s, rec.Body.String())
+		}
+	}
+}

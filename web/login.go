@@ -1,0 +1,114 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/views"
+)
+
+// The same words for every refused sign-in, so they reveal nothing about
+// which accounts exist.
+const (
+	msgBadLogin  = "Email or password is incorrect."
+	msgThrottled = "Too many failed sign-ins. Wait a minute, then try again."
+)
+
+func (s *Server) loginForm(c echo.Context) error {
+	if currentUser(c) != nil {
+		return seeOther(c, "/")
+	}
+	return render(c, http.StatusOK, views.LoginPage(views.LoginView{Page: s.page(c, "Sign in"), Next: safeNext(c.QueryParam("next"))}))
+}
+
+func (s *Server) loginSubmit(c echo.Context) error {
+	ctx := c.Request().Context()
+	email, password := strings.TrimSpace(c.FormValue("email")), c.FormValue("password")
+	next := safeNext(c.FormValue("next"))
+	account, addr, now := strings.ToLower(email), c.RealIP(), time.Now()
+	refuse := func(status int, msg string) error {
+		m := views.LoginView{Page: s.page(c, "Sign in"), Email: email, Next: next, Errors: []views.FormError{{Message: msg}}}
+		return render(c, status, views.LoginPage(m))
+	}
+	if !s.throttle.Allowed(account, addr, now) {
+		if err := s.deps.Store.RecordLoginFailure(ctx, account, addr, "throttled"); err != nil {
+			return err
+		}
+		return refuse(http.StatusTooManyRequests, msgThrottled)
+	}
+	u, reason, err := s.checkCredentials(ctx, email, password)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		s.throttle.Failed(account, addr, now)
+		if err := s.deps.Store.RecordLoginFailure(ctx, account, addr, reason); err != nil {
+			return err
+		}
+		return refuse(http.StatusUnauthorized, msgBadLogin)
+	}
+	return s.startSession(c, u, next)
+}
+
+// checkCredentials returns the user when email and password match an
+// enabled account, else a reason for the audit log. An unknown email still
+// costs one password hash, so response time does not tell accounts apart.
+func (s *Server) checkCredentials(ctx context.Context, email, password string) (*store.User, string, error) {
+	if len(password) > auth.MaxPasswordLen {
+		return nil, "password too long", nil
+	}
+	u, err := s.deps.Store.UserByEmail(ctx, email)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		if dummy, err := s.dummyHash(); err == nil {
+			_ = auth.CheckPassword(dummy, password)
+		}
+		return nil, "unknown email", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	switch err := auth.CheckPassword(u.PasswordHash, password); {
+	case errors.Is(err, auth.ErrMismatch):
+		return nil, "wrong password", nil
+	case err != nil:
+		return nil, "", err
+	case u.Disabled:
+		return nil, "disabled", nil
+	}
+	return u, "", nil
+}
+
+// startSession signs u in with a brand-new session (ending any session the
+// browser had, so a planted id is never promoted) and redirects to next.
+func (s *Server) startSession(c echo.Context, u *store.User, next string) error {
+	ctx := c.Request().Context()
+	if old := sessionToken(c); old != "" {
+		if err := s.deps.Store.Logout(ctx, old, currentUser(c)); err != nil {
+			return err
+		}
+	}
+	token, err := s.deps.Store.Login(ctx, u, c.RealIP(), s.sessionPolicy())
+	if err != nil {
+		return err
+	}
+	if err := s.writeSessionCookie(c, token); err != nil {
+		return err
+	}
+	return seeOther(c, next)
+}
+
+func (s *Server) logout(c echo.Context) error {
+	if err := s.deps.Store.Logout(c.Request().Context(), sessionToken(c), currentUser(c)); err != nil {
+		return err
+	}
+	s.clearSessionCookie(c)
+	return seeOther(c, "/login")
+}

@@ -1,0 +1,50 @@
+package web
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolgate/toolgate/internal/auth"
+)
+
+// routes registers every route of the console, grouped by who may call it.
+// Adding a route? Put it in the right group here and give it an entry in an
+// authz_*_test.go file (see authz_core_test.go), or the matrix test fails.
+//
+// Role middleware is attached per route rather than with echo groups: an
+// echo group with middleware also claims every unknown path under its
+// prefix, which would turn 404s into 403s or sign-in redirects.
+func (s *Server) routes() {
+	e := s.echo
+	e.Use(s.recoverPanics, s.logRequests, securityHeaders, s.csrf(), s.loadSession)
+
+	// Anyone, signed in or not.
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/static/:name", s.staticFile)
+	e.GET("/login", s.loginForm)
+	e.POST("/login", s.loginSubmit)
+	e.GET("/setup", s.setupForm)
+	e.POST("/setup", s.setupSubmit)
+
+	// Any signed-in user, whatever their roles.
+	signedIn := []echo.MiddlewareFunc{requireSignedIn}
+	e.POST("/logout", s.logout, signedIn...)
+	e.GET("/account", s.accountForm, signedIn...)
+	e.POST("/account/password", s.accountPassword, signedIn...)
+
+	// Viewer and up: every role may read.
+	viewer := []echo.MiddlewareFunc{requireRole(auth.RoleViewer, auth.RoleApprover, auth.RoleAdmin)}
+	e.GET("/", s.dashboard, viewer...)
+
+	// Approver: requireRole(auth.RoleApprover) — no routes yet.
+
+	// Admin.
+	admin := []echo.MiddlewareFunc{requireRole(auth.RoleAdmin)}
+	e.GET("/users", s.usersList, admin...)
+	e.GET("/users/new", s.usersNew, admin...)
+	e.POST("/users", s.usersSave, admin...)
+	e.GET("/users/:id", s.usersEdit, admin...)
+	e.POST("/users/:id/roles", s.usersRoles, admin...)
+	e.POST("/users/:id/disabled", s.usersDisabled, admin...)
+	e.POST("/users/:id/password", s.usersPassword, admin...)
+}

@@ -1,0 +1,104 @@
+// Package web is the console's HTTP side: an echo server with every route
+// in routes.go, one file per resource action, middleware for sessions, CSRF,
+// roles and security headers, and one error handler (errors.go).
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// Deps is everything the web server needs. Later features add fields here
+// rather than reaching for globals.
+type Deps struct {
+	Store  *store.DB
+	Logger *slog.Logger
+	// Config must have BaseURL set (config.Config.WithListenAddr).
+	Config config.Config
+	// SessionKeys sign and encrypt the session cookie (LoadSessionKeys).
+	SessionKeys [][]byte
+	// Throttle limits failed sign-ins; nil means auth.DefaultThrottle.
+	Throttle *auth.Throttle
+}
+
+// Server is the console's HTTP handler.
+type Server struct {
+	deps     Deps
+	echo     *echo.Echo
+	cookies  *sessions.CookieStore
+	assets   *assets
+	throttle *auth.Throttle
+	setup    *setupToken
+	// dummyHash is checked against for unknown emails; made on first use
+	// (hashing is deliberately slow, and most servers never need it).
+	dummyHash func() (string, error)
+}
+
+// New builds the server and registers every route. When the database has no
+// user yet it creates the one-time setup token (SetupURL).
+func New(ctx context.Context, d Deps) (*Server, error) {
+	if d.Store == nil || d.Logger == nil || len(d.SessionKeys) == 0 || d.Config.BaseURL == "" {
+		return nil, fmt.Errorf("web.New: Store, Logger, SessionKeys and Config.BaseURL are required")
+	}
+	a, err := loadAssets()
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{deps: d, assets: a, throttle: d.Throttle, setup: &setupToken{}}
+	if s.throttle == nil {
+		s.throttle = auth.NewThrottle(auth.DefaultThrottle)
+	}
+	s.dummyHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("no such user") })
+	s.cookies = newCookieStore(d.SessionKeys, d.Config)
+	n, err := d.Store.CountUsers(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("web.New: %w", err)
+	}
+	if n == 0 {
+		if err := s.setup.create(); err != nil {
+			return nil, err
+		}
+	}
+	s.echo = echo.New()
+	s.echo.HideBanner, s.echo.HidePort = true, true
+	s.echo.HTTPErrorHandler = s.handleError
+	s.echo.IPExtractor = echo.ExtractIPDirect()
+	s.routes()
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Echo exposes the router, for tests that enumerate routes.
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// SetupURL is the one-time link that creates the first admin, or "" once
+// setup is done.
+func (s *Server) SetupURL() string {
+	tok := s.setup.get()
+	if tok == "" {
+		return ""
+	}
+	return s.deps.Config.BaseURL + "/setup?token=" + tok
+}
+
+func randomToken() (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
