@@ -24,6 +24,10 @@ type Env struct {
 // commands lists every subcommand. Add a field per command; keep them sorted
 // the way `toolgate help` should show them.
 type commands struct {
+	Serve   serveCmd   `cmd:"" help:"Run the web console (migrates the database first)."`
+	Migrate migrateCmd `cmd:"" help:"Apply pending database migrations."`
+	User    userCmd    `cmd:"" help:"Manage console users."`
+	Audit   auditCmd   `cmd:"" help:"Check the audit log."`
 	Version versionCmd `cmd:"" help:"Print the toolgate version."`
 	Help    helpCmd    `cmd:"" help:"Show help for toolgate or one of its commands."`
 	Bundle  bundleCmd  `cmd:"" help:"Work with signed policy bundles (verify)."`
@@ -60,6 +64,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		kong.UsageOnError(),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(env),
+		kong.Resolvers(envResolver(getenv)),
 	)
 	if err != nil {
 		return fmt.Errorf("building the command line: %w", err)
@@ -83,6 +88,20 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return Exit(2, err)
 	}
 	return kctx.Run()
+}
+
+// envResolver fills flags that carry an env tag from getenv, so tests pass
+// their own environment (kong itself would read os.Getenv). A flag given on
+// the command line still wins.
+func envResolver(getenv func(string) string) kong.Resolver {
+	return kong.ResolverFunc(func(_ *kong.Context, _ *kong.Path, flag *kong.Flag) (any, error) {
+		for _, name := range flag.Envs {
+			if v := getenv(name); v != "" {
+				return v, nil
+			}
+		}
+		return nil, nil
+	})
 }
 
 // ExitCode prints err (if any) as one line on stderr and returns the exit

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/web"
+)
+
+// shutdownGrace is how long in-flight requests get after SIGINT/SIGTERM.
+const shutdownGrace = 10 * time.Second
+
+type serveCmd struct {
+	config.Config `embed:""`
+}
+
+// Run migrates the database, starts the console and serves until ctx ends,
+// then shuts down gracefully. It prints where to go on stdout: the one-time
+// setup link on first run, the sign-in page otherwise.
+func (c *serveCmd) Run(ctx context.Context, env *Env) error {
+	cfg := c.Config
+	if err := cfg.Validate(); err != nil {
+		return Exit(2, err)
+	}
+	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	db, err := openStore(ctx, cfg.DataDir, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	keys, err := web.LoadSessionKeys(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer ln.Close()
+	cfg = cfg.WithListenAddr(ln.Addr())
+	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys})
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	logger.Info("listening", "addr", ln.Addr().String(), "url", cfg.BaseURL, "data_dir", cfg.DataDir)
+	if link := srv.SetupURL(); link != "" {
+		logger.Info("first run: no users yet; the setup link below works once", "url", link)
+		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nFirst run: open %s to create the first admin.\n", cfg.BaseURL, link)
+	} else {
+		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nSign in at %s/login\n", cfg.BaseURL, cfg.BaseURL)
+	}
+	return serveUntilDone(ctx, hs, ln, logger)
+}
+
+func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener, logger *slog.Logger) error {
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// dataDirFlag is the --data-dir of commands that only need the database.
+type dataDirFlag struct {
+	DataDir string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory holding toolgate.db."`
+}
+
+// openStore opens the database in dataDir (creating the directory, 0700),
+// migrating it when migrate is true.
+func openStore(ctx context.Context, dataDir string, migrate bool) (*store.DB, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("data directory: %w", err)
+	}
+	db, err := store.Open(ctx, config.DBPath(dataDir))
+	if err != nil {
+		return nil, err
+	}
+	if migrate {
+		if _, err := db.Migrate(ctx); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}

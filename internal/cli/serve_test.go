@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// lockedBuffer is a bytes.Buffer safe for a server goroutine and a test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *lockedBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *lockedBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// runCmd runs args with env and stdin, returning stdout, stderr and the error.
+func runCmd(t *testing.T, env map[string]string, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb lockedBuffer
+	err := Run(context.Background(), args, envOf(env), strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func exitCode(err error) int { return ExitCode(err, io.Discard) }
+
+func TestServeFirstRunAndShutdown(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, logs lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, envOf(map[string]string{"TOOLGATE_DATA_DIR": dir}),
+			strings.NewReader(""), &out, &logs)
+	}()
+	setup := regexp.MustCompile(`open (http://127\.0\.0\.1:\d+)/setup\?token=\S+ to create`)
+	var base string
+	for deadline := time.Now().Add(10 * time.Second); base == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := setup.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		cancel()
+		t.Fatalf("no setup link printed; stdout %q, logs %q", out.String(), logs.String())
+	}
+	for _, p := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(base + p)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %v %v", p, resp, err)
+		}
+		resp.Body.Close()
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v after cancel", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+	if !strings.Contains(logs.String(), "stopped") || !strings.Contains(logs.String(), "path=/healthz") {
+		t.Errorf("logs lack shutdown or request lines: %s", logs.String())
+	}
+	if keys, err := filepath.Glob(filepath.Join(dir, "session.keys")); err != nil || len(keys) != 1 {
+		t.Error("session keys not persisted in the data dir")
+	}
+}
+
+func TestServeRejectsBadConfig(t *testing.T) {
+	_, _, err := runCmd(t, map[string]string{"TOOLGATE_ADDR": "nonsense", "TOOLGATE_DATA_DIR": t.TempDir()}, "", "serve")
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "TOOLGATE_ADDR") {
+		t.Fatalf("err = %v", err)
+	}
+	// A flag beats the environment.
+	_, _, err = runCmd(t, map[string]string{"TOOLGATE_ADDR": "127.0.0.1:1"}, "", "serve", "--addr", "bad", "--data-dir", t.TempDir())
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), `"bad"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestUserAddMigrateAndAuditVerify(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
+	out, _, err := runCmd(t, env, "", "migrate")
+	if err != nil || !strings.Contains(out, "applied migrations [1") {
+		t.Fatalf("migrate: %q %v", out, err)
+	}
+	if out, _, err = runCmd(t, env, "", "migrate"); err != nil || !strings.Contains(out, "up to date") {
+		t.Fatalf("second migrate: %q %v", out, err)
+	}
+
+	out, _, err = runCmd(t, env, "", "user", "add", "--email", "Ops@Example.com", "--role", "admin", "--role", "approver")
+	pw := regexp.MustCompile(`password: (\S+)`).FindStringSubmatch(out)
+	if err != nil || pw == nil || !strings.Contains(out, "ops@example.com") {
+		t.Fatalf("user add: %q %v", out, err)
+	}
+	out, _, err = runCmd(t, env, "a very long password\n", "user", "add", "--email", "v@example.com", "--role", "viewer", "--password-stdin")
+	if err != nil || strings.Contains(out, "password:") {
+		t.Fatalf("user add --password-stdin: %q %v", out, err)
+	}
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+	}{
+		{"duplicate", "", []string{"--email", "v@example.com", "--role", "viewer"}, 1},
+		{"short stdin password", "short\n", []string{"--email", "s@example.com", "--role", "viewer", "--password-stdin"}, 2},
+		{"unknown role", "", []string{"--email", "r@example.com", "--role", "root"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runCmd(t, env, tt.stdin, append([]string{"user", "add"}, tt.args...)...)
+			if got := exitCode(err); got != tt.code {
+				t.Errorf("exit %d (%v), want %d", got, err, tt.code)
+			}
+		})
+	}
+
+	out, _, err = runCmd(t, env, "", "audit", "verify")
+	if err != nil || !strings.Contains(out, "intact: 2 entries") {
+		t.Fatalf("audit verify: %q %v", out, err)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(dir, "toolgate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Tamper(t, db, 2, "mallory@example.com")
+	db.Close()
+	_, _, err = runCmd(t, env, "", "audit", "verify")
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(err.Error(), "audit entry 2") {
+		t.Fatalf("tampered audit verify: %v", err)
+	}
+}
