@@ -28,6 +28,7 @@ type commands struct {
 	Migrate migrateCmd `cmd:"" help:"Apply pending database migrations."`
 	User    userCmd    `cmd:"" help:"Manage console users."`
 	Audit   auditCmd   `cmd:"" help:"Check the audit log."`
+	Inspect inspectCmd `cmd:"" help:"Parse an API description and classify every operation, without a database."`
 	Version versionCmd `cmd:"" help:"Print the toolgate version."`
 	Help    helpCmd    `cmd:"" help:"Show help for toolgate or one of its commands."`
 	Bundle  bundleCmd  `cmd:"" help:"Work with signed policy bundles (verify)."`
