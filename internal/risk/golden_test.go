@@ -25,7 +25,7 @@ type fixture struct {
 
 // fixtureDir finds ../shared/fixtures/openapi relative to the module root,
 // wherever the test runs from; it skips the test when the folder is missing.
-func fixtureDir(t *testing.T) string {
+func fixtureDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -160,4 +160,23 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return b.String()
+}
+
+// BenchmarkClassify measures the engine alone over every operation of the
+// largest fixtures (loading is excluded), to show its share of `inspect`.
+func BenchmarkClassify(b *testing.B) {
+	dir := fixtureDir(b)
+	for _, name := range []string{"asana-oas.yaml", "box-openapi.json"} {
+		doc, err := openapi.LoadPath(filepath.Join(dir, name), openapi.Options{})
+		if err != nil {
+			b.Fatalf("loading %s: %v", name, err)
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				for i := range doc.Operations {
+					Classify(&doc.Operations[i])
+				}
+			}
+		})
+	}
 }
