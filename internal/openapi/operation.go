@@ -77,6 +77,9 @@ type Parameter struct {
 
 // RequestBody describes the body an operation accepts.
 type RequestBody struct {
+	// Arg is the body's property name in InputSchema: "body", or
+	// "request_body" when a parameter is itself named "body".
+	Arg        string          `json:"arg"`
 	Required   bool            `json:"required"`
 	MediaTypes []string        `json:"media_types"`
 	Schema     json.RawMessage `json:"schema,omitempty"` // of the first JSON media type, else the first

@@ -1,0 +1,41 @@
+package openapi
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/pb33f/go-yaml"
+)
+
+// BenchmarkLoad compares a full import of the two largest fixtures with the
+// floor of decoding the same bytes into `any` with the YAML decoder
+// libopenapi itself uses (for JSON too).
+func BenchmarkLoad(b *testing.B) {
+	dir := fixtureDir(b)
+	for _, name := range []string{"asana-oas.yaml", "box-openapi.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("import/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := LoadBytes(name, data, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("decode-floor/"+name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				var v any
+				if err := yaml.Unmarshal(data, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,110 @@
+package openapi
+
+import (
+	"encoding/json"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+)
+
+// DefaultMaxSchemaBytes bounds one operation's input schema when
+// Options.MaxSchemaBytes is zero: a tool definition an agent receives must
+// stay small even for 1,000-operation documents.
+const DefaultMaxSchemaBytes = 256 << 10
+
+// paramSchema converts a parameter's schema, carrying the parameter's
+// description onto it when the schema has none (agents read it there).
+func (b *builder) paramSchema(sp *base.SchemaProxy, desc string) json.RawMessage {
+	c := &schemaConv{}
+	v := c.proxy(sp, 0, nil)
+	return b.withDescription(v, desc, c.cut)
+}
+
+func (b *builder) withDescription(v any, desc string, cut bool) json.RawMessage {
+	if m, ok := v.(map[string]any); ok && desc != "" {
+		if _, has := m["description"]; !has || cut {
+			m["description"] = desc
+		}
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return raw
+}
+
+// addOperation fills the derived fields of o and appends it. body is the
+// 3.x (or 2.0 "in: body") schema; form is a 2.0 formData object schema.
+func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[string]any) {
+	if o.RequestBody != nil {
+		switch {
+		case body != nil:
+			c := &schemaConv{}
+			raw, err := json.Marshal(c.proxy(body, 0, nil))
+			if err == nil {
+				o.RequestBody.Schema = raw
+			}
+		case form != nil:
+			o.RequestBody.Schema, _ = json.Marshal(form)
+		}
+	}
+	if o.Parameters == nil {
+		o.Parameters = []Parameter{}
+	}
+	if o.Security == nil {
+		o.Security = []SecurityAlternative{}
+	}
+	bodyArg := assignArgs(o.Parameters)
+	if o.RequestBody != nil {
+		o.RequestBody.Arg = bodyArg
+	}
+	o.IdempotencyKeyHeader = idempotencyHeader(o.Parameters)
+	o.InputSchema = b.inputSchema(&o)
+	b.doc.Operations = append(b.doc.Operations, o)
+}
+
+// inputSchema builds the one object schema an agent fills in. When it is
+// over the size bound, the body and then the parameter schemas are replaced
+// by permissive stand-ins, with a warning naming the operation.
+func (b *builder) inputSchema(o *Operation) json.RawMessage {
+	limit := b.opts.MaxSchemaBytes
+	if limit <= 0 {
+		limit = DefaultMaxSchemaBytes
+	}
+	build := func(stubBody, stubParams bool) json.RawMessage {
+		props := map[string]any{}
+		required := []string{}
+		for _, p := range o.Parameters {
+			var s any = p.Schema
+			if len(p.Schema) == 0 || stubParams {
+				s = map[string]any{"description": p.Description}
+			}
+			props[p.Arg] = s
+			if p.Required {
+				required = append(required, p.Arg)
+			}
+		}
+		if rb := o.RequestBody; rb != nil {
+			var s any = rb.Schema
+			if len(rb.Schema) == 0 || stubBody {
+				s = cutSchema("request body schema too large")
+			}
+			props[rb.Arg] = s
+			if rb.Required {
+				required = append(required, rb.Arg)
+			}
+		}
+		raw, _ := json.Marshal(map[string]any{
+			"type": "object", "properties": props, "required": required, "additionalProperties": false,
+		})
+		return raw
+	}
+	raw := build(false, false)
+	if len(raw) <= limit {
+		return raw
+	}
+	b.warnf("%s %s: input schema over %d bytes, body schema not expanded", o.Method, o.PathKey, limit)
+	if raw = build(true, false); len(raw) <= limit {
+		return raw
+	}
+	return build(true, true)
+}

@@ -1,0 +1,178 @@
+package openapi
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/pb33f/go-yaml"
+)
+
+// parsedFile is one file of the set as a YAML node tree (JSON is YAML), in
+// the same node type libopenapi uses, so refs can be checked and rewritten
+// before the library resolves anything.
+type parsedFile struct {
+	name    string
+	root    *yaml.Node // the top-level value (a mapping for any OpenAPI file)
+	specKey string     // "openapi" or "swagger" when the file is a root candidate
+	version string
+}
+
+// maxExpansion bounds how many nodes a document may have once YAML aliases
+// are expanded, relative to its written size; a "billion laughs" document
+// passes it after a few levels and is refused before anything expands it.
+const maxExpansionFactor = 64
+
+var yamlLineRe = regexp.MustCompile(`line (\d+)(?:, column (\d+))?`)
+
+// parseFile decodes one file into nodes and checks its alias expansion.
+func parseFile(name string, data []byte) (*parsedFile, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, syntaxError(name, err)
+	}
+	pf := &parsedFile{name: name}
+	if len(doc.Content) == 0 {
+		return pf, nil
+	}
+	pf.root = doc.Content[0]
+	if err := checkAliases(name, pf.root); err != nil {
+		return nil, err
+	}
+	if pf.root.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(pf.root.Content); i += 2 {
+			switch k := pf.root.Content[i].Value; k {
+			case "openapi", "swagger":
+				pf.specKey, pf.version = k, pf.root.Content[i+1].Value
+			}
+		}
+	}
+	return pf, nil
+}
+
+// syntaxError turns a YAML/JSON decoder error into a one-line ImportError
+// with the line (and column) the decoder reported.
+func syntaxError(name string, err error) *ImportError {
+	msg := err.Error()
+	ie := &ImportError{Kind: KindSyntax, File: name, Err: err}
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		ie.Line, _ = strconv.Atoi(m[1])
+		ie.Col, _ = strconv.Atoi(m[2])
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg = yamlLineRe.ReplaceAllString(msg, "")
+	msg = strings.TrimLeft(msg, ":, ")
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	ie.Msg = "invalid JSON/YAML: " + msg
+	if lower := strings.ToLower(msg); strings.Contains(lower, "alias") {
+		ie.Kind, ie.Msg = KindAliasBomb, "YAML aliases expand too much: "+msg
+	}
+	return ie
+}
+
+// checkAliases refuses documents whose aliases would expand to far more
+// nodes than were written. Sizes are memoised per anchor, so the check is
+// linear in the written document however deep the nesting.
+func checkAliases(name string, root *yaml.Node) error {
+	written := 0
+	hasAlias := false
+	var count func(n *yaml.Node)
+	count = func(n *yaml.Node) {
+		written++
+		if n.Kind == yaml.AliasNode {
+			hasAlias = true
+			return
+		}
+		for _, c := range n.Content {
+			count(c)
+		}
+	}
+	count(root)
+	if !hasAlias {
+		return nil
+	}
+	limit := written*maxExpansionFactor + 100_000
+	memo := map[*yaml.Node]int{}
+	var size func(n *yaml.Node, depth int) int
+	size = func(n *yaml.Node, depth int) int {
+		if depth > 10_000 {
+			return limit + 1 // an alias inside its own anchor
+		}
+		if n.Kind == yaml.AliasNode {
+			if n.Alias == nil {
+				return 1
+			}
+			return size(n.Alias, depth+1)
+		}
+		if s, ok := memo[n]; ok {
+			return s
+		}
+		s := 1
+		for _, c := range n.Content {
+			s += size(c, depth+1)
+			if s > limit {
+				break
+			}
+		}
+		memo[n] = s
+		return s
+	}
+	if size(root, 0) > limit {
+		return importErr(KindAliasBomb, name, 0, 0, "YAML aliases expand to more than %d nodes (written: %d): refused", limit, written)
+	}
+	return nil
+}
+
+// mapGet returns the value of key in a mapping node, or nil.
+func mapGet(n *yaml.Node, key string) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// resolvePointer follows a JSON pointer ("" or "/a/b~1c/0") from root.
+func resolvePointer(root *yaml.Node, ptr string) (*yaml.Node, bool) {
+	n := root
+	if ptr == "" {
+		return n, n != nil
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if n != nil && n.Kind == yaml.AliasNode {
+			n = n.Alias
+		}
+		if n == nil {
+			return nil, false
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			n = mapGet(n, tok)
+		case yaml.SequenceNode:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return nil, false
+			}
+			n = n.Content[i]
+		default:
+			return nil, false
+		}
+	}
+	return n, n != nil
+}

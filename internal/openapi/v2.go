@@ -1,0 +1,205 @@
+package openapi
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pb33f/go-yaml"
+	"github.com/pb33f/libopenapi"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v2 "github.com/pb33f/libopenapi/datamodel/high/v2"
+)
+
+// fromV2 reads a Swagger 2.0 model. body and formData parameters become the
+// request body, as in 3.x, so everything downstream sees one shape.
+func (b *builder) fromV2(doc libopenapi.Document) error {
+	m, err := doc.BuildV2Model()
+	if m == nil || err != nil {
+		return modelError(b.file, err)
+	}
+	d := &m.Model
+	b.doc.SpecVersion = d.Swagger
+	if d.Info != nil {
+		b.doc.Title, b.doc.Version = d.Info.Title, d.Info.Version
+	}
+	b.doc.Servers = serversV2(d.Schemes, d.Host, d.BasePath)
+	if d.SecurityDefinitions != nil && d.SecurityDefinitions.Definitions != nil {
+		for name, s := range d.SecurityDefinitions.Definitions.FromOldest() {
+			ss := SecurityScheme{Name: name, Type: s.Type, In: s.In, Param: s.Name}
+			if s.Type == "basic" {
+				ss.Type, ss.Scheme = "http", "basic"
+			}
+			b.doc.SecuritySchemes = append(b.doc.SecuritySchemes, ss)
+		}
+	}
+	docSecurity := securityOf(d.Security)
+	if d.Paths == nil || d.Paths.PathItems == nil {
+		return nil
+	}
+	for key, item := range d.Paths.PathItems.FromOldest() {
+		pathParams := item.Parameters
+		for method, op := range item.GetOperations().FromOldest() {
+			b.operationV2(d, key, method, op, pathParams, docSecurity)
+		}
+	}
+	return nil
+}
+
+func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operation, pathParams []*v2.Parameter, docSecurity []SecurityAlternative) {
+	o := Operation{
+		Method: strings.ToUpper(method), PathKey: key, Path: stripFragment(key),
+		OperationID: op.OperationId, Summary: op.Summary, Description: op.Description,
+		Tags: op.Tags, Deprecated: op.Deprecated, Servers: b.doc.Servers, Security: docSecurity,
+		Extensions: extensions(op.Extensions),
+	}
+	if o.OperationID == "" {
+		o.OperationID, o.OperationIDDerived = derivedOperationID(o.Method, key), true
+	}
+	if len(op.Schemes) > 0 {
+		o.Servers = serversV2(op.Schemes, d.Host, d.BasePath)
+	}
+	if low := op.GoLow(); low != nil && low.Security.ValueNode != nil {
+		o.Security = securityOf(op.Security)
+	}
+	// Merge raw parameters first so an operation-level body or formData
+	// parameter overrides a path-level one like any other.
+	merged := map[string]int{}
+	var all []*v2.Parameter
+	for _, p := range append(slices.Clone(pathParams), op.Parameters...) {
+		if p == nil {
+			continue
+		}
+		k := p.In + "\x00" + p.Name
+		if i, ok := merged[k]; ok {
+			all[i] = p
+			continue
+		}
+		merged[k] = len(all)
+		all = append(all, p)
+	}
+	var body *base.SchemaProxy
+	var form map[string]any
+	formReq := []string{}
+	for _, p := range all {
+		switch p.In {
+		case "body":
+			body = p.Schema
+			o.RequestBody = &RequestBody{Required: p.Required != nil && *p.Required}
+		case "formData":
+			if form == nil {
+				form = map[string]any{"type": "object", "properties": map[string]any{}}
+			}
+			form["properties"].(map[string]any)[p.Name] = paramSchemaV2(p)
+			if p.Required != nil && *p.Required {
+				formReq = append(formReq, p.Name)
+			}
+		default:
+			o.Parameters = append(o.Parameters, Parameter{
+				Name: p.Name, In: p.In, Required: p.Required != nil && *p.Required || p.In == "path",
+				Description: p.Description, Schema: b.withDescription(paramSchemaV2(p), p.Description, false),
+			})
+		}
+	}
+	consumes := op.Consumes
+	if len(consumes) == 0 {
+		consumes = d.Consumes
+	}
+	if form != nil {
+		if len(formReq) > 0 {
+			form["required"] = formReq
+		}
+		o.RequestBody = &RequestBody{Required: len(formReq) > 0, MediaTypes: formMedia(consumes)}
+	} else if o.RequestBody != nil {
+		o.RequestBody.MediaTypes = consumes
+		if len(consumes) == 0 {
+			o.RequestBody.MediaTypes = []string{"application/json"}
+		}
+	}
+	b.addOperation(o, body, form)
+}
+
+func formMedia(consumes []string) []string {
+	var out []string
+	for _, c := range consumes {
+		if strings.HasPrefix(c, "multipart/form-data") || strings.HasPrefix(c, "application/x-www-form-urlencoded") {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{"application/x-www-form-urlencoded"}
+	}
+	return out
+}
+
+// paramSchemaV2 builds JSON Schema from a 2.0 non-body parameter, whose
+// schema keywords sit on the parameter itself.
+func paramSchemaV2(p *v2.Parameter) map[string]any {
+	s := itemsSchema(p.Type, p.Format, p.Items, p.Enum, p.Pattern)
+	setStr(s, "description", p.Description)
+	if p.Default != nil {
+		s["default"] = nodeValue(p.Default)
+	}
+	for k, v := range map[string]*int{"minimum": p.Minimum, "maximum": p.Maximum, "minLength": p.MinLength,
+		"maxLength": p.MaxLength, "minItems": p.MinItems, "maxItems": p.MaxItems} {
+		if v != nil {
+			s[k] = *v
+		}
+	}
+	if p.ExclusiveMinimum != nil && *p.ExclusiveMinimum && p.Minimum != nil {
+		s["exclusiveMinimum"] = s["minimum"]
+		delete(s, "minimum")
+	}
+	if p.ExclusiveMaximum != nil && *p.ExclusiveMaximum && p.Maximum != nil {
+		s["exclusiveMaximum"] = s["maximum"]
+		delete(s, "maximum")
+	}
+	return s
+}
+
+func itemsSchema(typ, format string, items *v2.Items, enum []*yaml.Node, pattern string) map[string]any {
+	s := map[string]any{}
+	switch typ {
+	case "file":
+		s["type"], s["format"] = "string", "binary"
+	case "":
+	default:
+		s["type"] = typ
+	}
+	if format != "" && typ != "file" {
+		s["format"] = format
+	}
+	if len(enum) > 0 {
+		vals := make([]any, 0, len(enum))
+		for _, n := range enum {
+			vals = append(vals, nodeValue(n))
+		}
+		s["enum"] = vals
+	}
+	if pattern != "" {
+		if _, err := regexp.Compile(pattern); err == nil {
+			s["pattern"] = pattern
+		}
+	}
+	if typ == "array" && items != nil {
+		s["items"] = itemsSchema(items.Type, items.Format, items.Items, items.Enum, items.Pattern)
+	}
+	return s
+}
+
+func serversV2(schemes []string, host, basePath string) []Server {
+	if host == "" {
+		if basePath == "" {
+			return nil
+		}
+		return []Server{{URL: basePath}}
+	}
+	if len(schemes) == 0 {
+		schemes = []string{"https"}
+	}
+	out := make([]Server, 0, len(schemes))
+	for _, s := range schemes {
+		out = append(out, Server{URL: s + "://" + host + basePath})
+	}
+	return out
+}
