@@ -151,7 +151,7 @@ func TestSessions(t *testing.T) {
 		return tok
 	}
 	t.Run("new token each login", func(t *testing.T) {
-		if login(u) == login(u) {
+		if first, second := login(u), login(u); first == second {
 			t.Fatal("two logins returned the same token")
 		}
 	})

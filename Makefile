@@ -1,0 +1,100 @@
+# toolgate: `make run` starts the console, `make test` checks everything.
+# Every target installs what a fresh machine lacks (npm packages, Debian
+# chromium) or stops with a one-line instruction.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+GO       ?= go
+PKGS      = ./...
+GO_DIRS   = cmd internal web views static migrations e2e
+CHROMIUM  = /usr/bin/chromium
+HTMX_SRC  = node_modules/htmx.org/dist/htmx.min.js
+NPM_STAMP = node_modules/.package-lock.json
+
+# Fuzz targets run for 10 s each by `make test`: space-separated
+# package:FuzzName pairs. Add yours with `FUZZ_TARGETS += ./pkg:FuzzX`.
+FUZZ_TARGETS = ./web:FuzzSafeNext
+FUZZ_TIME   ?= 10s
+
+.PHONY: help
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+# --- set-up --------------------------------------------------------------
+
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+static/htmx.min.js: $(NPM_STAMP)
+	cp $(HTMX_SRC) $@
+
+.PHONY: static
+static: static/htmx.min.js ## copy pinned front-end assets into static/
+
+.PHONY: chromium
+chromium: ## install Debian chromium for the browser tests if missing
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	  else \
+	    echo "browser tests need $(CHROMIUM): run 'sudo apt-get update && sudo apt-get install -y chromium'"; exit 1; \
+	  fi; \
+	fi
+
+.PHONY: setup
+setup: static chromium ## install everything the build and tests need
+
+# --- build and run -------------------------------------------------------
+
+.PHONY: generate
+generate: ## regenerate templ views (views/*_templ.go)
+	$(GO) tool templ generate -path views
+
+.PHONY: build
+build: static ## build bin/toolgate
+	$(GO) build -o bin/toolgate ./cmd/toolgate
+
+.PHONY: run
+run: static ## run the console on 127.0.0.1:8080 (prints the first-run setup link)
+	$(GO) run ./cmd/toolgate serve
+
+# --- checks --------------------------------------------------------------
+
+.PHONY: test
+test: setup fmt-check vet staticcheck templ-check unit fuzz e2e ## everything CI runs
+
+.PHONY: fmt-check
+fmt-check:
+	@out=$$(gofmt -l $(GO_DIRS)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+.PHONY: vet
+vet: static
+	$(GO) vet $(PKGS)
+
+.PHONY: staticcheck
+staticcheck: static
+	$(GO) tool staticcheck $(PKGS)
+
+.PHONY: templ-check
+templ-check: ## fail when generated views are stale
+	$(GO) tool templ generate -path views
+	@if [ -n "$$(git status --porcelain -- views)" ]; then \
+	  echo "views/*_templ.go are stale: run 'make generate' and commit"; git status --short -- views; exit 1; fi
+
+.PHONY: unit
+unit: static ## unit tests with the race detector (browser tests run in `e2e`)
+	$(GO) test -race $$($(GO) list $(PKGS) | grep -v /e2e$$)
+
+.PHONY: fuzz
+fuzz: static
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $$t for $(FUZZ_TIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZ_TIME) "$${t%%:*}"; \
+	done
+
+.PHONY: e2e
+e2e: static chromium ## browser tests (screenshots in e2e/artifacts/)
+	TOOLGATE_E2E=1 $(GO) test -count=1 -v ./e2e/ 2>&1 | grep -Ev '^=== (RUN|PAUSE|CONT)'
