@@ -38,7 +38,7 @@ func (e *Executor) attempt(ctx context.Context, t *tool, p *prepared, timeout ti
 			GotConn: func(httptrace.GotConnInfo) { sent.Store(true) },
 		})
 	}
-	req := p.newRequest(t.method).WithContext(actx)
+	req := p.newRequest(actx, t.method, e.creds != nil)
 	if e.creds != nil {
 		applied, err := e.creds.Apply(actx, t.source.name, req)
 		if err != nil {
@@ -50,7 +50,10 @@ func (e *Executor) attempt(ctx context.Context, t *tool, p *prepared, timeout ti
 				fmt.Sprintf("refusing to send credentials of source %q over %s (allowed only with the local-development switch)", t.source.name, t.source.scheme))}
 		}
 	}
-	resp, err := e.client.Do(req)
+	// RoundTrip, not http.Client.Do: there is no redirect machinery at all,
+	// so a 3xx comes back as it is and its Location is never requested
+	// (R8), and the client's per-request header and URL copies are saved.
+	resp, err := e.transport.RoundTrip(req)
 	if err != nil {
 		return e.failure(ctx, t, err, sent == nil || sent.Load(), capped)
 	}

@@ -113,7 +113,9 @@ func TestCredentialKinds(t *testing.T) {
 		{"basic", `{"sources":{"api":{"basic":{"username":"u","password":"env:TOKEN"}}}}`,
 			func(r *http.Request) bool { u, p, ok := r.BasicAuth(); return ok && u == "u" && p == "from-env" }},
 		{"headers", `{"sources":{"api":{"headers":{"x-tenant":"acme","X-Token":"env:TOKEN"}}}}`,
-			func(r *http.Request) bool { return r.Header.Get("X-Tenant") == "acme" && r.Header.Get("X-Token") == "from-env" }},
+			func(r *http.Request) bool {
+				return r.Header.Get("X-Tenant") == "acme" && r.Header.Get("X-Token") == "from-env"
+			}},
 		{"other source only", `{"sources":{"billing":{"bearer":"x"}}}`,
 			func(r *http.Request) bool { return r.Header.Get("Authorization") == "" }},
 	}

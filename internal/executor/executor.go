@@ -45,7 +45,7 @@ type Options struct {
 // It is safe for concurrent use; circuit breakers live as long as it does.
 type Executor struct {
 	tools         map[string]*tool
-	client        *http.Client
+	transport     http.RoundTripper
 	creds         CredentialProvider
 	clock         Clock
 	rand          func() float64
@@ -61,8 +61,9 @@ type Result struct {
 	OK   bool
 	// Status is the HTTP status of the last response, 0 when there was none.
 	Status int
-	// Body is the parsed response: a JSON value, a string for text, or nil
-	// (204/205, HEAD, no response).
+	// Body is the response: a validated JSON value as json.RawMessage (the
+	// upstream's exact bytes, trimmed), a string for text, or nil (204/205,
+	// HEAD, empty, no response).
 	Body any
 	// Attempts counts the HTTP requests sent; each is one budget unit.
 	Attempts int
@@ -118,7 +119,10 @@ func New(b *bundle.Bundle, opts Options) (*Executor, error) {
 	if newKey == nil {
 		newKey = uuid.NewString
 	}
-	e.client = newClient(opts.Transport)
+	e.transport = opts.Transport
+	if e.transport == nil {
+		e.transport = newTransport()
+	}
 	sources := make(map[string]*source, len(b.Sources))
 	for _, s := range b.Sources {
 		cs, err := compileSource(s)
@@ -141,22 +145,15 @@ func New(b *bundle.Bundle, opts Options) (*Executor, error) {
 	return e, nil
 }
 
-// newClient returns a client that never follows redirects (R8): the 3xx
-// response itself comes back and is classified REDIRECT_REJECTED.
-func newClient(rt http.RoundTripper) *http.Client {
-	if rt == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		// Decompression is done by the executor so that the response
-		// ceiling counts decoded bytes (a gzip bomb stays bounded).
-		tr.DisableCompression = true
-		tr.MaxIdleConnsPerHost = 64
-		tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-		rt = tr
-	}
-	return &http.Client{
-		Transport:     rt,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+// newTransport is a clone of http.DefaultTransport with its own pool.
+// Decompression is done by the executor so that the response ceiling
+// counts decoded bytes (a gzip bomb stays bounded).
+func newTransport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
+	tr.MaxIdleConnsPerHost = 64
+	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return tr
 }
 
 // Tools lists the names of the bundle's tools (exposed or not), unsorted.

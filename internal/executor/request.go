@@ -2,6 +2,7 @@ package executor
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+)
+
+// Header values every request carries.
+var (
+	acceptValue    = []string{"application/json, text/*;q=0.9, */*;q=0.5"}
+	gzipValue      = []string{"gzip"}
+	userAgentValue = []string{"toolgate-executor"}
 )
 
 // prepared is the request of one call, built once from the arguments and
@@ -125,6 +133,8 @@ func anyMap(args map[string]any) any {
 func (t *tool) buildURL(u *url.URL, args map[string]any) error {
 	u.Scheme, u.Host = t.source.scheme, t.source.host
 	var raw, esc strings.Builder
+	raw.Grow(t.pathSize)
+	esc.Grow(t.pathSize + 16)
 	raw.WriteString(t.source.basePath)
 	esc.WriteString(t.source.basePathEscaped)
 	for _, part := range t.path {
@@ -244,11 +254,13 @@ func (t *tool) buildHeaders(h http.Header, args map[string]any) error {
 	if len(cookies) > 0 {
 		h["Cookie"] = []string{strings.Join(cookies, "; ")}
 	}
+	// The value slices are shared by every request: header values are
+	// replaced, never modified in place, by net/http and by Apply.
 	if _, ok := h["Accept"]; !ok {
-		h["Accept"] = []string{"application/json, text/*;q=0.9, */*;q=0.5"}
+		h["Accept"] = acceptValue
 	}
-	h["Accept-Encoding"] = []string{"gzip"}
-	h["User-Agent"] = []string{"toolgate-executor"}
+	h["Accept-Encoding"] = gzipValue
+	h["User-Agent"] = userAgentValue
 	return nil
 }
 
@@ -376,20 +388,26 @@ func oneLine(s string) string {
 	return s
 }
 
-// newRequest makes the http.Request of one attempt. The body reader has no
-// GetBody on purpose: net/http may then never replay a request with a body
-// on its own, so every send is one of our counted attempts.
-func (p *prepared) newRequest(method string) *http.Request {
+// newRequest makes the http.Request of one attempt. The header map is
+// shared by the attempts of a call unless credentials will be added to it
+// (nothing else writes to it). The body reader has no GetBody on purpose:
+// net/http may then never replay a request with a body on its own, so every
+// send is one of our counted attempts.
+func (p *prepared) newRequest(ctx context.Context, method string, ownHeader bool) *http.Request {
 	u := p.url
-	req := &http.Request{
+	h := p.header
+	if ownHeader {
+		h = h.Clone()
+	}
+	req := (&http.Request{
 		Method:     method,
 		URL:        &u,
 		Proto:      "HTTP/1.1",
 		ProtoMajor: 1,
 		ProtoMinor: 1,
-		Header:     p.header.Clone(),
+		Header:     h,
 		Host:       u.Host,
-	}
+	}).WithContext(ctx)
 	if p.hasBody {
 		req.Body = nopCloser{bytes.NewReader(p.body)}
 		req.ContentLength = int64(len(p.body))

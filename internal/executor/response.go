@@ -75,30 +75,30 @@ func (e *Executor) readResponse(resp *http.Response, maxBytes int64) (any, *body
 }
 
 func isCorrupt(err error) bool {
+	if err == nil {
+		return false
+	}
 	var ce flate.CorruptInputError
 	return errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &ce)
 }
 
-// parseBody turns body bytes into what the agent sees (R9): JSON content
-// types parsed (numbers kept exact), text kept as text, anything else that
-// is not UTF-8 wrapped as base64. A malformed JSON body is reported and also
-// returned as text, for error responses whose body explains the error.
+// parseBody turns body bytes into what the agent sees (R9). A JSON body is
+// validated and kept as its exact bytes (json.RawMessage): the agent gets
+// JSON text anyway, so decoding into a map only to encode it again would
+// cost time and could round large numbers. Text stays text; anything else
+// that is not UTF-8 is wrapped as base64. A malformed JSON body is reported
+// and also returned as text, for error responses whose body explains the
+// error. b belongs to a pooled buffer, so everything returned is a copy.
 func parseBody(mt string, b []byte) (any, *bodyError) {
 	if isJSONMediaType(mt) {
-		if len(bytes.TrimSpace(b)) == 0 {
+		trimmed := bytes.TrimSpace(b)
+		if len(trimmed) == 0 {
 			return nil, nil
 		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var v any
-		err := dec.Decode(&v)
-		if err == nil && len(bytes.TrimSpace(b[dec.InputOffset():])) != 0 {
-			err = errors.New("data after the JSON value")
+		if !json.Valid(trimmed) {
+			return string(b), &bodyError{ClassMalformedJSON, "the response is declared as JSON but is not valid JSON"}
 		}
-		if err != nil {
-			return string(b), &bodyError{ClassMalformedJSON, "the response is declared as JSON but is not valid JSON: " + err.Error()}
-		}
-		return v, nil
+		return json.RawMessage(bytes.Clone(trimmed)), nil
 	}
 	if len(b) == 0 {
 		return nil, nil

@@ -68,6 +68,7 @@ type tool struct {
 	exposed  bool
 
 	path                    []pathPart
+	pathSize                int // typical length of the built path, to size builders once
 	query, headers, cookies []bundle.Param
 	body                    *bundle.Body
 	bodyMediaType           string
@@ -191,6 +192,7 @@ func (t *tool) compilePath(bt bundle.Tool) error {
 		}
 		used[name] = true
 		t.path = append(t.path, pathPart{param: &bt.Params[i]})
+		t.pathSize += 16
 		rest = rest[open+end+1:]
 	}
 	for _, p := range bt.Params {
@@ -198,10 +200,12 @@ func (t *tool) compilePath(bt bundle.Tool) error {
 			return fmt.Errorf("path parameter %q does not appear in path %q", p.Name, bt.Path)
 		}
 	}
+	t.pathSize += len(t.source.basePath)
 	return checkSegments(bt.Path)
 }
 
 func (t *tool) addLiteral(s string) {
+	t.pathSize += len(s)
 	if s != "" {
 		t.path = append(t.path, pathPart{literal: s, escaped: (&url.URL{Path: s}).EscapedPath()})
 	}
