@@ -32,6 +32,7 @@ type commands struct {
 	Version versionCmd `cmd:"" help:"Print the toolgate version."`
 	Help    helpCmd    `cmd:"" help:"Show help for toolgate or one of its commands."`
 	Bundle  bundleCmd  `cmd:"" help:"Work with signed policy bundles (verify)."`
+	Call    callCmd    `cmd:"" help:"Make one tool call through the executor and print the classified result as JSON (exit 0 ok, 1 classified error, 2 no call possible)."`
 
 	SampleAPI sampleAPICmd `cmd:"" name:"sample-api" help:"Serve a sample upstream API (orders, admin users) with fault switches, to try toolgate on."`
 }
