@@ -153,6 +153,9 @@ func TestCall(t *testing.T) {
 					t.Errorf("stdout\n got %s\nwant %s", got, tc.wantJSON)
 				}
 			}
+			if tc.wantSent == 0 && out["status"] != nil {
+				t.Errorf("status = %v without any response, want null", out["status"])
+			}
 			if tc.wantClass != "" {
 				e, _ := out["error"].(map[string]any)
 				if e["class"] != tc.wantClass || e["instruction"] == "" || out["ok"] != false {

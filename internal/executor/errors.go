@@ -40,7 +40,7 @@ type Error struct {
 	Instruction    string `json:"instruction"`
 	// Status is the HTTP status of the response that caused the error, 0
 	// when there was none.
-	Status int `json:"status,omitempty"`
+	Status int `json:"-"`
 	// RetryAfterSeconds is the upstream's Retry-After (rounded up), 0 when
 	// it sent none.
 	RetryAfterSeconds int `json:"retry_after_s,omitempty"`
