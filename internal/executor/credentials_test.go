@@ -35,8 +35,7 @@ func TestRefreshAfter401(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "credentials.json")
 			writeCredentials(t, path, `{"sources":{"api":{"bearer":"old"}}}`)
-			var srv *httptest.Server
-			srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.Header.Get("Authorization") == "Bearer new" {
 					w.WriteHeader(200)
 					return
