@@ -1,0 +1,106 @@
+package importer
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/risk"
+)
+
+// FieldChange is one compared field of an operation that a re-import
+// changes, with both values as text for the diff page and the audit log.
+type FieldChange struct {
+	Field  string `json:"field"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// The fields a re-import compares (issue 3, item 10).
+const (
+	FieldMethod     = "method"
+	FieldPath       = "path"
+	FieldParameters = "parameters"
+	FieldSecurity   = "security"
+	FieldRiskClass  = "risk class"
+)
+
+func diffFields(s *Stored, op *openapi.Operation, a risk.Assessment) []FieldChange {
+	var out []FieldChange
+	add := func(field, before, after string) {
+		if before != after {
+			out = append(out, FieldChange{Field: field, Before: before, After: after})
+		}
+	}
+	add(FieldMethod, s.Op.Method, op.Method)
+	add(FieldPath, s.Op.PathKey, op.PathKey)
+	add(FieldParameters, ParametersText(s.Op.Parameters, s.Op.RequestBody), ParametersText(op.Parameters, op.RequestBody))
+	add(FieldSecurity, SecurityText(s.Op.Security), SecurityText(op.Security))
+	add(FieldRiskClass, s.DetectedClass.String(), a.Class.String())
+	return out
+}
+
+// ParametersText summarises parameters and body in a stable order, e.g.
+// "path:id* query:limit body(application/json)*" (* = required). Only the
+// shape an agent's call depends on counts, not descriptions.
+func ParametersText(params []openapi.Parameter, body *openapi.RequestBody) string {
+	parts := make([]string, 0, len(params)+1)
+	for _, p := range params {
+		s := p.In + ":" + p.Name + schemaType(p.Schema)
+		if p.Required {
+			s += "*"
+		}
+		parts = append(parts, s)
+	}
+	sort.Strings(parts)
+	if body != nil {
+		s := "body(" + strings.Join(body.MediaTypes, ",") + ")"
+		if body.Required {
+			s += "*"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+// schemaType extracts the top-level "type" of a parameter schema cheaply;
+// a changed type changes what an agent must send.
+func schemaType(schema []byte) string {
+	i := strings.Index(string(schema), `"type":"`)
+	if i < 0 {
+		return ""
+	}
+	rest := string(schema[i+len(`"type":"`):])
+	if j := strings.IndexByte(rest, '"'); j >= 0 {
+		return "(" + rest[:j] + ")"
+	}
+	return ""
+}
+
+// SecurityText summarises security alternatives in a stable order:
+// "oauth2[read,write] | api_key", or "none".
+func SecurityText(alts []openapi.SecurityAlternative) string {
+	out := make([]string, 0, len(alts))
+	for _, alt := range alts {
+		parts := make([]string, 0, len(alt))
+		for _, s := range alt {
+			scopes := append([]string(nil), s.Scopes...)
+			sort.Strings(scopes)
+			p := s.Scheme
+			if len(scopes) > 0 {
+				p += "[" + strings.Join(scopes, ",") + "]"
+			}
+			parts = append(parts, p)
+		}
+		sort.Strings(parts)
+		out = append(out, strings.Join(parts, " + "))
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, " | ")
+}
