@@ -151,11 +151,11 @@ func TestBuildReimport(t *testing.T) {
 
 func TestClassInForce(t *testing.T) {
 	tests := []struct {
-		name                      string
+		name                       string
 		detected, class, detected2 risk.Class
-		overridden                bool
-		want                      risk.Class
-		keep                      bool
+		overridden                 bool
+		want                       risk.Class
+		keep                       bool
 	}{
 		{"same verdict keeps a raise", risk.Read, risk.Privileged, risk.Read, true, risk.Privileged, true},
 		{"new verdict below a raise keeps it as a floor", risk.Read, risk.Destructive, risk.Write, true, risk.Destructive, true},
