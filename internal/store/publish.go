@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/audit"
+	"github.com/toolgate/toolgate/internal/bundle"
+)
+
+// PublishRequest is what Publish and Rollback need besides the project's
+// state: who, why, and the key that signs.
+type PublishRequest struct {
+	Actor string
+	Note  string
+	Key   bundle.SigningKey
+	// TTL is how long the bundle is valid; 0 means bundle.DefaultTTL.
+	TTL time.Duration
+}
+
+// Preview is what publishing now would do: the current bundle (nil before
+// the first publish), the next one, the difference, and the exposed tools
+// left out because their state is not approved.
+type Preview struct {
+	Current  *BundleRecord
+	Next     *bundle.Bundle
+	Changes  bundle.Changes
+	Withheld []WithheldTool
+}
+
+// PreviewPublish builds the next bundle without signing or storing it. A
+// state that cannot be published (a source without origin, say) is an
+// Invalid error whose message names the problem.
+func (db *DB) PreviewPublish(ctx context.Context) (*Preview, error) {
+	var p *Preview
+	err := db.inTx(ctx, "preview publish", func(tx *sqlx.Tx) error {
+		var err error
+		p, err = db.preview(ctx, tx, 0)
+		return err
+	})
+	return p, err
+}
+
+// preview builds the next bundle from the current state in tx; ttl 0 is
+// the default.
+func (db *DB) preview(ctx context.Context, tx *sqlx.Tx, ttl time.Duration) (*Preview, error) {
+	state, err := gatherPublishState(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	p := &Preview{Withheld: state.withheld}
+	var current *bundle.Bundle
+	version := int64(1)
+	if cur, err := latestBundle(ctx, tx); err == nil {
+		p.Current, version = cur, cur.Version+1
+		if current, err = cur.Bundle(); err != nil {
+			return nil, err
+		}
+	} else if apperr.CodeOf(err) != apperr.NotFound {
+		return nil, err
+	}
+	next, err := bundle.Build(bundle.BuildInput{Version: version, Now: db.Now(), TTL: ttl, Sources: state.sources, Tools: state.tools})
+	if err != nil {
+		return nil, fmt.Errorf("build next bundle: %w", err)
+	}
+	p.Next = next
+	p.Changes = bundle.Diff(current, next)
+	return p, nil
+}
+
+// Publish signs the exposed, approved state as the next version (max + 1,
+// in the same transaction as the insert, so two publishers never collide)
+// and audits "bundle.publish". It returns the stored record.
+func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
+	var rec *BundleRecord
+	err := db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
+		p, err := db.preview(ctx, tx, req.TTL)
+		if err != nil {
+			return err
+		}
+		rec, err = db.storeSigned(ctx, tx, req, p.Next, 0)
+		if err != nil {
+			return err
+		}
+		after := map[string]any{"version": rec.Version, "tool_count": rec.ToolCount, "note": rec.Note,
+			"key_id": rec.KeyID, "etag": rec.ETag, "changes": p.Changes, "withheld": p.Withheld}
+		return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.publish",
+			Subject: subjectBundle(rec.Version), Before: currentVersionJSON(p.Current), After: auditJSON(after)})
+	})
+	return rec, err
+}
+
+// Rollback publishes the content of version `from` as a new version: new
+// number, new issued/expires times, signed with the active key (R11: a
+// runtime never accepts an older version, so going back means going
+// forward with old content). Audited as "bundle.rollback".
+func (db *DB) Rollback(ctx context.Context, req PublishRequest, from int64) (*BundleRecord, error) {
+	var rec *BundleRecord
+	err := db.inTx(ctx, "rollback", func(tx *sqlx.Tx) error {
+		old, err := bundleByVersion(ctx, tx, from)
+		if err != nil {
+			return err
+		}
+		cur, err := latestBundle(ctx, tx)
+		if err != nil {
+			return err
+		}
+		b, err := old.Bundle()
+		if err != nil {
+			return err
+		}
+		ttl := req.TTL
+		if ttl == 0 {
+			ttl = bundle.DefaultTTL
+		}
+		b.Version = cur.Version + 1
+		b.IssuedAt = db.Now().UTC().Truncate(time.Second)
+		b.ExpiresAt = b.IssuedAt.Add(ttl.Truncate(time.Second))
+		if req.Note == "" {
+			req.Note = fmt.Sprintf("Rollback to the content of v%d", from)
+		}
+		rec, err = db.storeSigned(ctx, tx, req, b, from)
+		if err != nil {
+			return err
+		}
+		after := map[string]any{"version": rec.Version, "rollback_of": from, "tool_count": rec.ToolCount,
+			"note": rec.Note, "key_id": rec.KeyID, "etag": rec.ETag}
+		return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.rollback",
+			Subject: subjectBundle(rec.Version), Before: currentVersionJSON(cur), After: auditJSON(after)})
+	})
+	return rec, err
+}
+
+// storeSigned signs b with the request's key and inserts it.
+func (db *DB) storeSigned(ctx context.Context, tx *sqlx.Tx, req PublishRequest, b *bundle.Bundle, rollbackOf int64) (*BundleRecord, error) {
+	if len(req.Key.Private) == 0 {
+		return nil, apperr.Conflictf("There is no signing key: start the console once with `toolgate serve` to create one.")
+	}
+	if len(req.Note) > 500 {
+		return nil, apperr.Invalidf("Keep the note under 500 characters.")
+	}
+	signed, err := bundle.Sign(b, req.Key)
+	if err != nil {
+		return nil, err
+	}
+	payload, err := bundle.Canonical(b)
+	if err != nil {
+		return nil, err
+	}
+	rec := &BundleRecord{Version: b.Version, Payload: payload, Signed: string(signed), ETag: BundleETag(signed),
+		KeyID: req.Key.KeyID, ToolCount: len(b.Tools), IssuedAt: b.IssuedAt, ExpiresAt: b.ExpiresAt,
+		PublishedBy: req.Actor, Note: strings.TrimSpace(req.Note), RollbackOf: rollbackOf}
+	if err := insertBundle(ctx, tx, rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+func subjectBundle(v int64) string { return fmt.Sprintf("bundle:%d", v) }
+
+func currentVersionJSON(cur *BundleRecord) string {
+	if cur == nil {
+		return ""
+	}
+	return auditJSON(map[string]any{"version": cur.Version, "etag": cur.ETag})
+}
+
+// sourcesWithoutOrigin names, sorted, the sources of the given tools whose
+// origin is still unknown: a runtime could not know where to send calls.
+func sourcesWithoutOrigin(tools []bundle.ToolInput, sources []bundle.Source) []string {
+	origin := map[string]string{}
+	for _, s := range sources {
+		origin[s.Name] = s.Origin
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range tools {
+		if origin[t.Source] == "" && !seen[t.Source] {
+			seen[t.Source] = true
+			out = append(out, t.Source)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,245 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/risk"
+)
+
+// WithheldTool is an exposed tool left out of the next bundle because part
+// of its state was never approved (R10): publishing only ever includes
+// approved state, whatever the stored policy says.
+type WithheldTool struct {
+	Tool   string `json:"tool"`
+	Reason string `json:"reason"`
+}
+
+// publishState is the project's publishable state, read in one tx.
+type publishState struct {
+	sources  []bundle.Source
+	tools    []bundle.ToolInput
+	withheld []WithheldTool
+}
+
+// exposedToolRow is one exposed tool joined with its source and policy.
+type exposedToolRow struct {
+	ID              int64  `db:"id"`
+	Name            string `db:"name"`
+	Method          string `db:"method"`
+	Path            string `db:"path"`
+	OperationJSON   string `db:"operation_json"`
+	ReasonsJSON     string `db:"reasons_json"`
+	DetectedClass   string `db:"detected_class"`
+	Class           string `db:"class"`
+	OverrideReason  string `db:"risk_override_reason"`
+	OverrideBy      string `db:"risk_override_by"`
+	PolicyJSON      string `db:"policy_json"`
+	SourceName      string `db:"source_name"`
+	Origin          string `db:"origin"`
+	BasePath        string `db:"base_path"`
+	SecuritySchemes string `db:"security_schemes_json"`
+}
+
+// approvalRow is one approved change request.
+type approvalRow struct {
+	ID        int64  `db:"id"`
+	ToolID    int64  `db:"tool_id"`
+	Kind      string `db:"kind"`
+	Reason    string `db:"reason"`
+	DecidedBy string `db:"decided_by"`
+	DecidedAt string `db:"decided_at"`
+}
+
+// gatherPublishState reads every exposed tool of every source: not
+// removed, exposure not suspended. Policies are passed as stored
+// (bundle.Build applies policy.Effective).
+func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error) {
+	var rows []exposedToolRow
+	err := tx.SelectContext(ctx, &rows, `SELECT t.id, t.name, t.method, t.path, t.operation_json, t.reasons_json,
+			t.detected_class, t.class, t.risk_override_reason, t.risk_override_by, p.policy_json,
+			s.name AS source_name, s.origin, s.base_path, s.security_schemes_json
+		FROM tools t JOIN tool_policies p ON p.tool_id = t.id JOIN sources s ON s.id = t.source_id
+		WHERE t.removed_at IS NULL AND p.exposed = 1 AND p.suspended_reason = ''
+		ORDER BY t.name`)
+	if err != nil {
+		return nil, fmt.Errorf("read exposed tools: %w", err)
+	}
+	approvals, err := approvedRequests(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	st := &publishState{}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		t, err := r.toolInput(approvals[r.ID])
+		if err != nil {
+			return nil, err
+		}
+		if why := unapprovedReason(t, approvals[r.ID]); why != "" {
+			st.withheld = append(st.withheld, WithheldTool{Tool: t.Name, Reason: why})
+			continue
+		}
+		st.tools = append(st.tools, t)
+		if !seen[r.SourceName] {
+			seen[r.SourceName] = true
+			src, err := r.source()
+			if err != nil {
+				return nil, err
+			}
+			st.sources = append(st.sources, src)
+		}
+	}
+	if missing := sourcesWithoutOrigin(st.tools, st.sources); len(missing) > 0 {
+		return nil, apperr.Invalidf("Cannot publish: source %s has no origin (scheme://host[:port]). Set the origin on the source's page first.",
+			strings.Join(missing, ", "))
+	}
+	return st, nil
+}
+
+// approvedRequests returns the approved change requests by tool id, oldest
+// decision first.
+func approvedRequests(ctx context.Context, tx *sqlx.Tx) (map[int64][]approvalRow, error) {
+	var rows []approvalRow
+	err := tx.SelectContext(ctx, &rows, `SELECT cr.id, cr.tool_id, cr.kind, cr.reason, u.email AS decided_by, cr.decided_at
+		FROM change_requests cr JOIN users u ON u.id = cr.decided_by
+		WHERE cr.status = 'approved' AND cr.decided_at IS NOT NULL
+		ORDER BY cr.decided_at, cr.id`)
+	if err != nil {
+		return nil, fmt.Errorf("read approved change requests: %w", err)
+	}
+	out := map[int64][]approvalRow{}
+	for _, r := range rows {
+		out[r.ToolID] = append(out[r.ToolID], r)
+	}
+	return out, nil
+}
+
+// unapprovedReason says why a tool's stored state is not approved state, or "".
+// The policy editor only stores risky state after approval; this is the
+// publisher's own check that it did (defence in depth, R10).
+func unapprovedReason(t bundle.ToolInput, approvals []approvalRow) string {
+	has := func(kind policy.Action) bool {
+		for _, a := range approvals {
+			if a.Kind == string(kind) {
+				return true
+			}
+		}
+		return false
+	}
+	if t.Assessment.Class >= risk.Destructive && !has(policy.ExposeRisky) {
+		return fmt.Sprintf("%s and exposed without an approved change request", t.Assessment.Class)
+	}
+	if !policy.IsSafeMethod(t.Method) && policy.Safe(t.Method, t.Policy) && !has(policy.EnableMutationRetry) {
+		return "retry enabled on a " + t.Method + " tool without an approved change request"
+	}
+	return ""
+}
+
+func (r exposedToolRow) toolInput(approvals []approvalRow) (bundle.ToolInput, error) {
+	var op openapi.Operation
+	if err := json.Unmarshal([]byte(r.OperationJSON), &op); err != nil {
+		return bundle.ToolInput{}, fmt.Errorf("tool %s: operation: %w", r.Name, err)
+	}
+	var pol policy.Policy
+	if err := json.Unmarshal([]byte(r.PolicyJSON), &pol); err != nil {
+		return bundle.ToolInput{}, fmt.Errorf("tool %s: policy: %w", r.Name, err)
+	}
+	pol.Exposed = true // the row's exposed column is what the console filters on
+	a, err := r.assessment()
+	if err != nil {
+		return bundle.ToolInput{}, err
+	}
+	t := bundle.ToolInput{Name: r.Name, Source: r.SourceName, Method: r.Method, Path: r.Path,
+		Description: publishDescription(op), InputSchema: op.InputSchema, Assessment: a, Policy: pol}
+	if len(t.InputSchema) == 0 {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	for _, p := range op.Parameters {
+		t.Params = append(t.Params, bundle.Param{Name: p.Name, In: p.In, Arg: p.Arg, Required: p.Required})
+	}
+	if rb := op.RequestBody; rb != nil {
+		t.Body = &bundle.Body{Arg: rb.Arg, Required: rb.Required, MediaType: publishMediaType(rb.MediaTypes)}
+	}
+	for _, ap := range approvals {
+		at, err := parseTime(ap.DecidedAt)
+		if err != nil {
+			return bundle.ToolInput{}, err
+		}
+		t.Approvals = append(t.Approvals, bundle.Approval{ChangeRequest: ap.ID, ApprovedBy: ap.DecidedBy,
+			ApprovedAt: at, Summary: approvalTitle(ap.Kind) + ": " + ap.Reason})
+	}
+	return t, nil
+}
+
+// assessment is the class in force with the engine's reasons; a class set
+// by a person (raised, or lowered through an approved request) adds a
+// reason saying so, so runtimes and reviewers see why it differs.
+func (r exposedToolRow) assessment() (risk.Assessment, error) {
+	var a risk.Assessment
+	if err := a.Class.UnmarshalText([]byte(r.Class)); err != nil {
+		return a, fmt.Errorf("tool %s: class: %w", r.Name, err)
+	}
+	if err := json.Unmarshal([]byte(r.ReasonsJSON), &a.Reasons); err != nil {
+		return a, fmt.Errorf("tool %s: reasons: %w", r.Name, err)
+	}
+	if r.Class != r.DetectedClass {
+		text := "Class set to " + r.Class + " by " + r.OverrideBy
+		if r.OverrideReason != "" {
+			text += ": " + r.OverrideReason
+		}
+		a.Reasons = append([]risk.Reason{{Code: "override", Class: a.Class, Text: text}}, a.Reasons...)
+	}
+	return a, nil
+}
+
+func (r exposedToolRow) source() (bundle.Source, error) {
+	s := bundle.Source{Name: r.SourceName, Origin: r.Origin, BasePath: r.BasePath}
+	// openapi.SecurityScheme and bundle.AuthScheme share their JSON form.
+	if err := json.Unmarshal([]byte(r.SecuritySchemes), &s.Auth); err != nil {
+		return s, fmt.Errorf("source %s: security schemes: %w", r.SourceName, err)
+	}
+	return s, nil
+}
+
+// publishDescription is the tool description agents read: the summary, then the
+// longer description when it adds something.
+func publishDescription(op openapi.Operation) string {
+	sum, desc := strings.TrimSpace(op.Summary), strings.TrimSpace(op.Description)
+	switch {
+	case desc == "" || desc == sum:
+		return sum
+	case sum == "":
+		return desc
+	}
+	return sum + "\n\n" + desc
+}
+
+// publishMediaType picks the body's media type: the first JSON one, else the first.
+func publishMediaType(types []string) string {
+	for _, t := range types {
+		if strings.Contains(t, "json") {
+			return t
+		}
+	}
+	if len(types) > 0 {
+		return types[0]
+	}
+	return "application/json"
+}
+
+// approvalTitle names a change request kind as bundles record it.
+func approvalTitle(kind string) string {
+	if kind == "lower_risk" {
+		return policy.LowerRiskClass.Title()
+	}
+	return policy.Action(kind).Title()
+}
