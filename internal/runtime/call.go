@@ -1,0 +1,111 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/risk"
+)
+
+// ClassOK is the class label of a successful call in logs and metrics (the
+// executor's classes name failures only).
+const ClassOK = "OK"
+
+// Call runs one tool call under the bundle in force: the staleness rule
+// first, then the executor. Every call is logged (tool, class, status,
+// attempts, duration; never arguments, bodies or credentials) and counted.
+// It never returns nil.
+func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *executor.Result {
+	s := r.snap.Load()
+	var res *executor.Result
+	if err := r.refusal(s, name, r.opts.Now()); err != nil {
+		res = &executor.Result{Tool: name, Err: err}
+	} else {
+		res = s.exec.Call(ctx, name, args)
+	}
+	r.observe(ctx, res)
+	return res
+}
+
+// refusal returns the error for a tool the runtime must not call now: no
+// bundle, not in the bundle, bundle expired, or a DESTRUCTIVE/PRIVILEGED
+// tool while the bundle is stale (R11). The class is TOOL_NOT_EXPOSED —
+// nothing was sent — with a message saying which rule applied.
+func (r *Runtime) refusal(s *snapshot, name string, now time.Time) *executor.Error {
+	if s == nil {
+		return notExposed("no verified bundle yet: the runtime has not received one from the console",
+			"Wait for the runtime to fetch a bundle, then list the tools again.")
+	}
+	t, ok := s.tools[name]
+	if !ok {
+		return notExposed(fmt.Sprintf("tool %q is not in bundle v%d", name, s.bundle.Version),
+			"List the tools again and use one of those.")
+	}
+	if !now.Before(s.bundle.ExpiresAt) {
+		return notExposed(fmt.Sprintf("bundle v%d expired at %s; every tool is disabled until a fresh bundle arrives",
+			s.bundle.Version, s.bundle.ExpiresAt.Format(time.RFC3339)),
+			"Do not retry now; ask an operator to check the runtime's connection to the toolgate console.")
+	}
+	if risky(t) {
+		age := now.Sub(time.Unix(0, r.confirmedAt.Load()))
+		if age > r.opts.MaxStaleness {
+			return notExposed(fmt.Sprintf("tool %q is %s and the runtime's bundle v%d was last confirmed %s ago, longer than the maximum staleness %s; DESTRUCTIVE and PRIVILEGED tools are disabled until a fresh bundle arrives",
+				name, t.Risk, s.bundle.Version, age.Round(time.Second), r.opts.MaxStaleness),
+				"The operation was not sent. Do not retry now; ask an operator to check the runtime's connection to the toolgate console.")
+		}
+	}
+	return nil
+}
+
+func risky(t *bundle.Tool) bool { return t.Risk == risk.Destructive || t.Risk == risk.Privileged }
+
+func notExposed(msg, instruction string) *executor.Error {
+	return &executor.Error{Class: executor.ClassToolNotExposed, Message: msg, Instruction: instruction}
+}
+
+// visible reports whether tools/list shows t now: the same rule as
+// refusal, so a listed tool is a callable one.
+func (r *Runtime) visible(s *snapshot, t *bundle.Tool, now time.Time) bool {
+	return r.refusal(s, t.Name, now) == nil
+}
+
+// nextBoundary is how long until the visible tool set changes by the
+// passing of time alone (staleness reached, or expiry); ok is false when
+// no such moment lies ahead.
+func (r *Runtime) nextBoundary() (time.Duration, bool) {
+	s := r.snap.Load()
+	if s == nil {
+		return 0, false
+	}
+	now := r.opts.Now()
+	var next time.Duration
+	ok := false
+	consider := func(at time.Time) {
+		if d := at.Sub(now); d > 0 && (!ok || d < next) {
+			next, ok = d, true
+		}
+	}
+	consider(time.Unix(0, r.confirmedAt.Load()).Add(r.opts.MaxStaleness + time.Millisecond))
+	consider(s.bundle.ExpiresAt)
+	return next, ok
+}
+
+// observe logs and counts one finished call.
+func (r *Runtime) observe(ctx context.Context, res *executor.Result) {
+	class := ClassOK
+	if res.Err != nil {
+		class = string(res.Err.Class)
+	}
+	r.metrics.call(res, class)
+	level := slog.LevelInfo
+	if res.Err != nil {
+		level = slog.LevelWarn
+	}
+	r.log.LogAttrs(ctx, level, "tool call", slog.String("tool", res.Tool), slog.String("class", class),
+		slog.Int("status", res.Status), slog.Int("attempts", res.Attempts),
+		slog.Int64("duration_ms", res.Duration.Milliseconds()))
+}

@@ -1,0 +1,58 @@
+// Package runtime is `toolgate runtime`: it fetches the console's signed
+// bundle, verifies it, keeps the last good one on disk, and serves the
+// bundle's exposed tools to agents over MCP, running every call through the
+// embedded executor.
+//
+// # Bundle sync
+//
+// Run polls GET /api/v1/bundle every PollInterval ± PollJitter with the
+// runtime token as a bearer token and If-None-Match, identifying itself with
+// X-Toolgate-Runtime-Name, X-Toolgate-Instance-Id and
+// X-Toolgate-Bundle-Version. A new bundle is verified against the trusted
+// keys (pinned, or fetched once from GET /api/v1/keys under trust on first
+// use and persisted); an unsigned, tampered, unknown-key, older-version or
+// expired bundle is refused and the last good one stays in force (R11).
+// An accepted bundle is compiled into a new executor and swapped in with
+// one atomic pointer store: calls in flight finish on the executor they
+// started with. Circuit breakers start closed in the new executor.
+//
+// # State on disk (DATA_DIR/runtime, mode 0700, files 0600)
+//
+//	bundle.jws         the last good bundle, exactly as received (atomic write)
+//	bundle.meta.json   its ETag and when the console last confirmed it
+//	trusted-keys.json  keys trusted on first use
+//	instance-id        this runtime's id in the fleet view
+//
+// A restarted runtime verifies bundle.jws again and serves it at once, so it
+// works while the console is down.
+//
+// # Staleness
+//
+// The bundle's age is the time since the console last confirmed it (an
+// accepted 200 or a 304). Past MaxStaleness, DESTRUCTIVE and PRIVILEGED
+// tools are hidden from tools/list and refused with TOOL_NOT_EXPOSED until
+// a fresh confirmation arrives; past the bundle's expires_at every tool is.
+//
+// # MCP
+//
+// tools/list shows the visible tools with their description, inputSchema
+// (plus the idempotency-key argument when the policy takes the key from
+// arguments) and annotations (readOnlyHint for READ, destructiveHint for
+// DESTRUCTIVE and PRIVILEGED, idempotentHint from the effective policy).
+// Tool-list changes send notifications/tools/list_changed. tools/call
+// answers with the executor's result JSON as text and structured content;
+// failures set isError and carry class, may_have_applied and instruction.
+//
+// # Metrics (Prometheus text format, MetricsHandler)
+//
+//	toolgate_runtime_calls_total{tool,class}          class OK or an R9 class
+//	toolgate_runtime_call_attempts_total{tool}
+//	toolgate_runtime_call_duration_seconds{tool}
+//	toolgate_runtime_breaker_open{tool}               as last observed by a call
+//	toolgate_runtime_bundle_version
+//	toolgate_runtime_bundle_age_seconds
+//	toolgate_runtime_bundle_stale
+//	toolgate_runtime_bundle_fetches_total{result}
+//	toolgate_runtime_bundle_refusals_total{reason}
+//	toolgate_runtime_tools_listed
+package runtime

@@ -1,0 +1,211 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/policy"
+)
+
+// listedTool is a tool registered with the MCP server and the bundle tool
+// it was made from (compared by pointer: a new bundle means new pointers,
+// and then by definition).
+type listedTool struct {
+	src *bundle.Tool
+	def []byte // the JSON of the mcp.Tool, to tell a changed tool from an equal one
+}
+
+func newMCPServer(opts Options) *mcp.Server {
+	version := opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	return mcp.NewServer(&mcp.Implementation{Name: "toolgate", Title: "toolgate runtime", Version: version},
+		&mcp.ServerOptions{
+			Instructions: "Tools of APIs governed by toolgate. A failed call returns isError with a JSON error " +
+				"object: class, may_have_applied and instruction. Follow the instruction; when may_have_applied " +
+				"is true, read the current state before repeating a call.",
+			// Announce tools with listChanged even before the first bundle
+			// arrives, so clients subscribe to the change notifications.
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		})
+}
+
+// reconcile makes the MCP server's tool list equal to the tools visible
+// now: removed tools go, new or changed ones are (re)added, unchanged ones
+// are left alone. The SDK sends notifications/tools/list_changed to
+// connected clients when anything changed (debounced into one).
+func (r *Runtime) reconcile() {
+	r.listMu.Lock()
+	defer r.listMu.Unlock()
+	s := r.snap.Load()
+	now := r.opts.Now()
+	want := map[string]*bundle.Tool{}
+	if s != nil {
+		for _, t := range s.tools {
+			if r.visible(s, t, now) {
+				want[t.Name] = t
+			}
+		}
+	}
+	var gone []string
+	for name := range r.listed {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+			delete(r.listed, name)
+		}
+	}
+	if len(gone) > 0 {
+		r.server.RemoveTools(gone...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		t := want[name]
+		prev, ok := r.listed[name]
+		if ok && prev.src == t {
+			continue
+		}
+		def := mcpTool(t)
+		raw, err := checkDefinition(def)
+		if err != nil {
+			r.log.Error("tool not listed", "tool", name, "err", err)
+			continue
+		}
+		r.listed[name] = listedTool{src: t, def: raw}
+		if ok && bytes.Equal(prev.def, raw) {
+			continue // same definition in a new bundle: no change for clients
+		}
+		r.server.AddTool(def, r.toolHandler(name))
+	}
+	r.metrics.listed(len(r.listed))
+}
+
+// checkDefinition encodes def and checks what Server.AddTool would panic
+// on: an input schema that is not a JSON object schema. A verified bundle
+// should never have one, but one bad tool must not take the runtime down.
+func checkDefinition(def *mcp.Tool) ([]byte, error) {
+	raw, err := json.Marshal(def)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the definition: %w", err)
+	}
+	var probe struct {
+		InputSchema struct {
+			Type any `json:"type"`
+		} `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil || probe.InputSchema.Type != "object" {
+		return nil, fmt.Errorf("input schema is not of type \"object\"")
+	}
+	return raw, nil
+}
+
+// mcpTool is the agent-facing definition of a bundle tool.
+func mcpTool(t *bundle.Tool) *mcp.Tool {
+	destructive := t.Annotations.DestructiveHint
+	return &mcp.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: inputSchema(t),
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    t.Annotations.ReadOnlyHint,
+			DestructiveHint: &destructive,
+			IdempotentHint:  t.Annotations.IdempotentHint,
+		},
+	}
+}
+
+// inputSchema is the tool's JSON Schema, with the idempotency-key argument
+// declared when the policy takes the key from the arguments: the executor
+// accepts it whatever the schema says, but an agent only passes what it
+// sees, and reusing its own key on its own retries is the point (R6).
+func inputSchema(t *bundle.Tool) json.RawMessage {
+	k := t.Policy.IdempotencyKey
+	if k == nil || k.Source != policy.KeyArgument {
+		return t.InputSchema
+	}
+	arg := k.Argument
+	if arg == "" {
+		arg = policy.DefaultKeyArgument
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+		return t.InputSchema
+	}
+	props, _ := schema["properties"].(map[string]any)
+	if props == nil {
+		props = map[string]any{}
+	}
+	if _, ok := props[arg]; ok {
+		return t.InputSchema
+	}
+	props[arg] = map[string]any{
+		"type": "string", "minLength": 1, "maxLength": 255,
+		"description": "Idempotency key sent as the " + k.Header + " header. Pass a fresh unique value for each " +
+			"new operation and the SAME value when you repeat this call after an error, so the API can " +
+			"recognise the repeat (it does not make the API idempotent by itself).",
+	}
+	schema["properties"] = props
+	out, err := json.Marshal(schema)
+	if err != nil {
+		return t.InputSchema
+	}
+	return out
+}
+
+// toolHandler runs a tools/call for one tool through Runtime.Call. Every
+// outcome, refusals included, is a tool result (isError for failures) so
+// the agent sees the class and the instruction instead of a protocol error.
+func (r *Runtime) toolHandler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := decodeArguments(req.Params.Arguments)
+		if err != nil {
+			res := &executor.Result{Tool: name, Err: &executor.Error{Class: executor.ClassInvalidArguments,
+				Message: err.Error(), Instruction: "Pass the arguments as one JSON object matching the tool's inputSchema."}}
+			r.observe(ctx, res)
+			return toolResult(res), nil
+		}
+		return toolResult(r.Call(ctx, name, args)), nil
+	}
+}
+
+// decodeArguments reads the arguments object; numbers stay json.Number so
+// large ids reach the upstream unchanged.
+func decodeArguments(raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return map[string]any{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil {
+		return nil, fmt.Errorf("arguments are not a JSON object: %w", err)
+	}
+	return args, nil
+}
+
+// toolResult is the MCP form of a call: the executor's result JSON
+// ({tool, ok, status, attempts, duration_ms, result, error}) as text and as
+// structured content; isError when the call failed, with the error's
+// class, may_have_applied and instruction inside.
+func toolResult(res *executor.Result) *mcp.CallToolResult {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		// The body is validated JSON or text, so this means a bug; still
+		// tell the agent something it can act on.
+		raw = fmt.Appendf(nil, `{"tool":%q,"ok":false,"error":{"class":"ABORTED","may_have_applied":true,"message":"result could not be encoded","instruction":"Read the current state before repeating the call."}}`, res.Tool)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, IsError: true}
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
+		StructuredContent: json.RawMessage(raw),
+		IsError:           !res.OK,
+	}
+}

@@ -1,0 +1,115 @@
+package runtime
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/executor"
+)
+
+// metrics are the runtime's Prometheus metrics, in a registry of their own
+// (no global registration: two runtimes in one test process must not clash).
+type metrics struct {
+	reg      *prometheus.Registry
+	calls    *prometheus.CounterVec
+	attempts *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	breaker  *prometheus.GaugeVec
+	fetches  *prometheus.CounterVec
+	refusals *prometheus.CounterVec
+	version  prometheus.Gauge
+	tools    prometheus.Gauge
+}
+
+func newMetrics(r *Runtime) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_runtime_calls_total",
+			Help: "Tool calls by tool and outcome class (OK or the R9 error class)."}, []string{"tool", "class"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_runtime_call_attempts_total",
+			Help: "HTTP requests sent to upstreams by tool (retries included)."}, []string{"tool"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "toolgate_runtime_call_duration_seconds",
+			Help: "Duration of tool calls, all attempts and waits included.", Buckets: prometheus.DefBuckets}, []string{"tool"}),
+		breaker: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "toolgate_runtime_breaker_open",
+			Help: "1 when the last call of the tool was refused by its open circuit breaker (CIRCUIT_OPEN), 0 after a call that reached the network."}, []string{"tool"}),
+		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_runtime_bundle_fetches_total",
+			Help: "Bundle fetches by result: accepted, not_modified, refused, error."}, []string{"result"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_runtime_bundle_refusals_total",
+			Help: "Bundles refused by reason: unsigned, algorithm, unknown_key, tampered, schema, stale_version, expired, not_yet_valid, other."}, []string{"reason"}),
+		version: prometheus.NewGauge(prometheus.GaugeOpts{Name: "toolgate_runtime_bundle_version",
+			Help: "Version of the bundle in force (0: none)."}),
+		tools: prometheus.NewGauge(prometheus.GaugeOpts{Name: "toolgate_runtime_tools_listed",
+			Help: "Tools currently listed to MCP clients (after the staleness rule)."}),
+	}
+	age := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "toolgate_runtime_bundle_age_seconds",
+		Help: "Seconds since the console last confirmed the bundle in force is current (-1: no bundle)."},
+		func() float64 {
+			if r.snap.Load() == nil {
+				return -1
+			}
+			return r.opts.Now().Sub(time.Unix(0, r.confirmedAt.Load())).Seconds()
+		})
+	stale := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "toolgate_runtime_bundle_stale",
+		Help: "1 while the bundle is older than the maximum staleness (DESTRUCTIVE and PRIVILEGED tools refused)."},
+		func() float64 {
+			if r.Status().Stale {
+				return 1
+			}
+			return 0
+		})
+	m.reg.MustRegister(m.calls, m.attempts, m.duration, m.breaker, m.fetches, m.refusals, m.version, m.tools, age, stale)
+	return m
+}
+
+func (m *metrics) call(res *executor.Result, class string) {
+	m.calls.WithLabelValues(res.Tool, class).Inc()
+	m.attempts.WithLabelValues(res.Tool).Add(float64(res.Attempts))
+	m.duration.WithLabelValues(res.Tool).Observe(res.Duration.Seconds())
+	// The executor does not expose its breakers, so the gauge follows what
+	// calls observe: CIRCUIT_OPEN means open, a call that reached the
+	// network means the breaker let it through.
+	switch {
+	case class == string(executor.ClassCircuitOpen):
+		m.breaker.WithLabelValues(res.Tool).Set(1)
+	case res.Attempts > 0:
+		m.breaker.WithLabelValues(res.Tool).Set(0)
+	}
+}
+
+func (m *metrics) fetch(result string) { m.fetches.WithLabelValues(result).Inc() }
+
+func (m *metrics) listed(n int) { m.tools.Set(float64(n)) }
+
+func (m *metrics) installed(b *bundle.Bundle) { m.version.Set(float64(b.Version)) }
+
+// refusalReasons maps bundle.Verify's sentinels to metric labels.
+var refusalReasons = []struct {
+	err    error
+	reason string
+}{
+	{bundle.ErrUnsigned, "unsigned"}, {bundle.ErrAlgorithm, "algorithm"}, {bundle.ErrUnknownKey, "unknown_key"},
+	{bundle.ErrTampered, "tampered"}, {bundle.ErrSchema, "schema"}, {bundle.ErrStaleVersion, "stale_version"},
+	{bundle.ErrExpired, "expired"}, {bundle.ErrNotYetValid, "not_yet_valid"},
+}
+
+func (m *metrics) refused(err error) {
+	m.fetch("refused")
+	reason := "other"
+	for _, rr := range refusalReasons {
+		if errors.Is(err, rr.err) {
+			reason = rr.reason
+			break
+		}
+	}
+	m.refusals.WithLabelValues(reason).Inc()
+}
+
+// MetricsHandler serves the runtime's metrics in the Prometheus text format.
+func (r *Runtime) MetricsHandler() http.Handler {
+	return promhttp.HandlerFor(r.metrics.reg, promhttp.HandlerOpts{Registry: r.metrics.reg})
+}

@@ -1,0 +1,233 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/executor"
+)
+
+// Defaults of Options.
+const (
+	DefaultPollInterval = 30 * time.Second
+	DefaultPollJitter   = 0.2
+	DefaultMaxStaleness = time.Hour
+)
+
+// Options configure a Runtime. ConsoleURL, Token and DataDir are required;
+// so is a source of trusted keys: TrustedKeys, keys persisted by an earlier
+// trust-on-first-use, or TrustOnFirstUse.
+type Options struct {
+	// ConsoleURL is the console's base URL, e.g. http://127.0.0.1:8080.
+	ConsoleURL string
+	// Token is the runtime token the console issued. It is sent only as a
+	// bearer token to the console and never logged.
+	Token string
+	// Name identifies the runtime in the console's fleet view.
+	Name string
+	// DataDir is the data directory; the runtime keeps its state in
+	// DataDir/runtime (last good bundle, trusted keys, instance id).
+	DataDir string
+	// TrustedKeys are the pinned public keys bundles must be signed with.
+	TrustedKeys *bundle.KeySet
+	// TrustOnFirstUse fetches GET /api/v1/keys once when no keys are pinned
+	// or persisted, and persists what it got: later key changes need an
+	// explicit act (a new pinned file, or deleting trusted-keys.json).
+	TrustOnFirstUse bool
+	// PollInterval is the mean time between fetches (DefaultPollInterval);
+	// PollJitter the fraction it varies by either way (DefaultPollJitter),
+	// so a fleet started together does not fetch in lockstep.
+	PollInterval time.Duration
+	PollJitter   float64
+	// MaxStaleness is how long the bundle may go unconfirmed by the console
+	// before DESTRUCTIVE and PRIVILEGED tools are refused (R11);
+	// DefaultMaxStaleness when zero.
+	MaxStaleness time.Duration
+	// Executor are the options every executor is built with (credentials,
+	// local-development flag, clock). A nil Transport is replaced by one
+	// transport shared by every executor, so swaps keep the connection pool.
+	Executor executor.Options
+	// HTTPClient talks to the console (nil: a client with a 30 s timeout).
+	HTTPClient *http.Client
+	// Logger receives the sync events and one line per tool call (nil: discard).
+	Logger *slog.Logger
+	// Now and Rand replace the wall clock and math/rand in tests.
+	Now  func() time.Time
+	Rand func() float64
+	// Version is the toolgate version reported to MCP clients.
+	Version string
+}
+
+// Runtime fetches and verifies bundles, keeps the last good one on disk,
+// and serves the exposed tools over MCP through the executor.
+type Runtime struct {
+	opts    Options
+	log     *slog.Logger
+	disk    disk
+	console *console
+	keys    atomic.Pointer[bundle.KeySet]
+
+	// snap is the bundle in force with its executor; a call loads it once
+	// and finishes on it, so a swap never fails a call in flight.
+	snap atomic.Pointer[snapshot]
+	// confirmedAt (unix ns) is when the console last confirmed the bundle
+	// is current (200 accepted or 304): the age the staleness rule uses.
+	confirmedAt atomic.Int64
+
+	syncMu sync.Mutex // one fetch/accept at a time
+
+	server   *mcp.Server
+	listMu   sync.Mutex
+	listed   map[string]listedTool // tools currently registered with server
+	metrics  *metrics
+	execOpts executor.Options
+}
+
+// New prepares a runtime: state directory, instance id, trusted keys (a
+// pinned set, or ones trusted earlier) and the persisted last good bundle,
+// which it serves at once so a restart with the console down still works.
+func New(opts Options) (*Runtime, error) {
+	if err := opts.validate(); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	opts.defaults()
+	r := &Runtime{opts: opts, log: opts.Logger, disk: disk{dir: filepath.Join(opts.DataDir, "runtime")},
+		listed: map[string]listedTool{}}
+	if err := r.disk.ensure(); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	id, err := r.disk.instanceID()
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	r.console = &console{base: trimBase(opts.ConsoleURL), token: opts.Token, name: opts.Name, id: id, httpClient: opts.HTTPClient}
+	r.execOpts = opts.Executor
+	if r.execOpts.Transport == nil {
+		r.execOpts.Transport = sharedTransport()
+	}
+	r.metrics = newMetrics(r)
+	r.server = newMCPServer(opts)
+	if err := r.loadKeys(); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	if err := r.loadPersisted(); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	return r, nil
+}
+
+func (o Options) validate() error {
+	var errs []error
+	if u, err := url.Parse(o.ConsoleURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("console URL %q: want http(s)://host[:port]", o.ConsoleURL))
+	}
+	if o.Token == "" {
+		errs = append(errs, errors.New("no runtime token"))
+	}
+	if o.DataDir == "" {
+		errs = append(errs, errors.New("no data directory"))
+	}
+	if o.PollInterval < 0 || o.MaxStaleness < 0 || o.PollJitter < 0 || o.PollJitter >= 1 {
+		errs = append(errs, errors.New("poll interval and max staleness must not be negative; jitter must be in [0, 1)"))
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) defaults() {
+	if o.PollInterval == 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.PollJitter == 0 {
+		o.PollJitter = DefaultPollJitter
+	}
+	if o.MaxStaleness == 0 {
+		o.MaxStaleness = DefaultMaxStaleness
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
+	}
+	if o.Name == "" {
+		o.Name = "toolgate-runtime"
+	}
+}
+
+// sharedTransport is the executor's own transport settings (compression off:
+// the executor decompresses itself so the response ceiling counts decoded
+// bytes), created once per runtime so that bundle swaps keep one pool.
+func sharedTransport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
+	tr.MaxIdleConnsPerHost = 64
+	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return tr
+}
+
+// InstanceID is the id this runtime reports to the console.
+func (r *Runtime) InstanceID() string { return r.console.id }
+
+// Run syncs at once, then at jittered intervals until ctx ends. Between
+// fetches it wakes when the bundle turns stale or expires, so tools/list
+// drops the tools the staleness rule disables without waiting for a poll.
+// Failed fetches are logged and retried at the next poll; Run only returns
+// when ctx is done.
+func (r *Runtime) Run(ctx context.Context) error {
+	pollAt := r.opts.Now()
+	for {
+		if !r.opts.Now().Before(pollAt) {
+			if err := r.Sync(ctx); err != nil && ctx.Err() == nil {
+				r.log.Warn("bundle sync failed; serving the last good bundle", "err", err, "version", r.Status().Version)
+			}
+			pollAt = r.opts.Now().Add(r.nextInterval())
+		}
+		r.reconcile()
+		wait := pollAt.Sub(r.opts.Now())
+		if b, ok := r.nextBoundary(); ok && b < wait {
+			wait = b
+		}
+		t := time.NewTimer(max(wait, time.Millisecond))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// nextInterval is PollInterval ± PollJitter, uniform.
+func (r *Runtime) nextInterval() time.Duration {
+	j := r.opts.PollJitter * (2*r.opts.Rand() - 1)
+	return time.Duration(float64(r.opts.PollInterval) * (1 + j))
+}
+
+// Server is the MCP server (for stdio or any other transport).
+func (r *Runtime) Server() *mcp.Server { return r.server }
+
+// MCPHandler serves MCP over streamable HTTP (stateful sessions, so that
+// notifications/tools/list_changed reach connected clients).
+func (r *Runtime) MCPHandler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.server },
+		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+}

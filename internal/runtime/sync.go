@@ -1,0 +1,226 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/executor"
+)
+
+// ErrNoTrustedKeys: neither pinned keys, nor keys trusted earlier, nor
+// permission to trust the console's keys on first use.
+var ErrNoTrustedKeys = errors.New("no trusted keys: pin the console's keys (toolgate keys export) or allow --trust-on-first-use")
+
+// snapshot is one accepted bundle with everything compiled from it. It is
+// never modified after it is published with Runtime.snap.
+type snapshot struct {
+	bundle *bundle.Bundle
+	signed []byte
+	etag   string
+	exec   *executor.Executor
+	tools  map[string]*bundle.Tool
+}
+
+// Status is what the runtime currently serves.
+type Status struct {
+	// Version of the bundle in force, 0 when there is none.
+	Version     int64
+	ETag        string
+	IssuedAt    time.Time
+	ExpiresAt   time.Time
+	ConfirmedAt time.Time // last time the console confirmed the bundle is current
+	// Stale: ConfirmedAt is older than MaxStaleness, DESTRUCTIVE and
+	// PRIVILEGED tools are refused. Expired: every tool is refused.
+	Stale, Expired bool
+	Tools          int
+}
+
+// Status reports the bundle in force and its freshness.
+func (r *Runtime) Status() Status {
+	s := r.snap.Load()
+	if s == nil {
+		return Status{}
+	}
+	now := r.opts.Now()
+	confirmed := time.Unix(0, r.confirmedAt.Load())
+	return Status{Version: s.bundle.Version, ETag: s.etag, IssuedAt: s.bundle.IssuedAt, ExpiresAt: s.bundle.ExpiresAt,
+		ConfirmedAt: confirmed, Stale: now.Sub(confirmed) > r.opts.MaxStaleness,
+		Expired: !now.Before(s.bundle.ExpiresAt), Tools: len(s.tools)}
+}
+
+// loadKeys settles which keys bundles must be signed with: pinned keys win;
+// otherwise keys trusted on an earlier first use; otherwise, with
+// TrustOnFirstUse, they are fetched at the first Sync.
+func (r *Runtime) loadKeys() error {
+	if r.opts.TrustedKeys != nil {
+		if len(r.opts.TrustedKeys.Keys) == 0 {
+			return errors.New("the pinned key set is empty")
+		}
+		r.keys.Store(r.opts.TrustedKeys)
+		return nil
+	}
+	keys, ok, err := r.disk.loadTrustedKeys()
+	if err != nil {
+		return err
+	}
+	if ok {
+		r.keys.Store(&keys)
+		return nil
+	}
+	if !r.opts.TrustOnFirstUse {
+		return ErrNoTrustedKeys
+	}
+	return nil
+}
+
+// trustOnFirstUse fetches and persists the console's keys, once.
+func (r *Runtime) trustOnFirstUse(ctx context.Context) (*bundle.KeySet, error) {
+	if k := r.keys.Load(); k != nil {
+		return k, nil
+	}
+	keys, err := r.console.fetchKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("trust on first use: %w", err)
+	}
+	if err := r.disk.saveTrustedKeys(keys); err != nil {
+		return nil, fmt.Errorf("trust on first use: %w", err)
+	}
+	r.keys.Store(&keys)
+	r.log.Warn("trusting the console's signing keys on first use; they are now pinned",
+		"kids", keys.KeyIDs(), "file", r.disk.path(trustedKeysFile))
+	return &keys, nil
+}
+
+// loadPersisted serves the last good bundle from disk, verified again (the
+// file could have been edited or the keys changed); an expired or refused
+// file is logged and ignored.
+func (r *Runtime) loadPersisted() error {
+	signed, meta, ok, err := r.disk.loadBundle()
+	if err != nil || !ok {
+		return err
+	}
+	keys := r.keys.Load()
+	if keys == nil {
+		r.log.Warn("a persisted bundle exists but no keys are trusted yet; waiting for the console")
+		return nil
+	}
+	now := r.opts.Now()
+	b, _, err := bundle.Verify(signed, *keys, bundle.VerifyOptions{Now: now})
+	if err != nil {
+		r.log.Warn("persisted bundle refused; starting without a bundle", "err", err)
+		return nil
+	}
+	confirmed := meta.ConfirmedAt
+	if meta.Version != b.Version || confirmed.IsZero() || confirmed.After(now) {
+		confirmed, meta.ETag = b.IssuedAt, "" // unknown: as old as the bundle itself
+	}
+	if err := r.install(b, signed, meta.ETag, confirmed); err != nil {
+		r.log.Warn("persisted bundle cannot be executed; starting without a bundle", "err", err)
+		return nil
+	}
+	r.log.Info("serving the persisted bundle", "version", b.Version, "confirmed_at", confirmed)
+	return nil
+}
+
+// Sync fetches the bundle once. A 304 or the same bytes again confirm the
+// bundle in force; a new bundle is verified (signature, newer version, not
+// expired), compiled, swapped in and persisted. Any refusal keeps the last
+// good bundle and is returned.
+func (r *Runtime) Sync(ctx context.Context) error {
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	keys := r.keys.Load()
+	if keys == nil {
+		var err error
+		if keys, err = r.trustOnFirstUse(ctx); err != nil {
+			r.metrics.fetch("error")
+			return err
+		}
+	}
+	cur := r.snap.Load()
+	var etag string
+	var running int64
+	if cur != nil {
+		etag, running = cur.etag, cur.bundle.Version
+	}
+	f, err := r.console.fetchBundle(ctx, etag, running)
+	if err != nil {
+		r.metrics.fetch("error")
+		return fmt.Errorf("sync: %w", err)
+	}
+	if f.notModified || (cur != nil && bytes.Equal(bytes.TrimSpace(f.signed), cur.signed)) {
+		r.metrics.fetch("not_modified")
+		return r.confirm(cur, f.etag)
+	}
+	return r.accept(f.signed, f.etag, *keys, cur)
+}
+
+// confirm records that the bundle in force is still the console's current
+// one: its age for the staleness rule starts again.
+func (r *Runtime) confirm(cur *snapshot, etag string) error {
+	if cur == nil {
+		return nil
+	}
+	now := r.opts.Now()
+	r.confirmedAt.Store(now.UnixNano())
+	if etag != cur.etag && etag != "" {
+		next := *cur
+		next.etag = etag
+		r.snap.Store(&next)
+	}
+	if err := r.disk.saveMeta(bundleMeta{ETag: etag, Version: cur.bundle.Version, ConfirmedAt: now}); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
+}
+
+// accept verifies a fetched bundle and swaps it in.
+func (r *Runtime) accept(signed []byte, etag string, keys bundle.KeySet, cur *snapshot) error {
+	now := r.opts.Now()
+	var last int64
+	if cur != nil {
+		last = cur.bundle.Version
+	}
+	b, _, err := bundle.Verify(signed, keys, bundle.VerifyOptions{Now: now, LastVersion: last})
+	if err != nil {
+		r.metrics.refused(err)
+		r.log.Warn("bundle refused; keeping the last good one", "err", err, "running", last)
+		return fmt.Errorf("sync: bundle refused: %w", err)
+	}
+	if err := r.install(b, signed, etag, now); err != nil {
+		r.metrics.fetch("refused")
+		r.log.Warn("bundle cannot be executed; keeping the last good one", "err", err, "version", b.Version)
+		return fmt.Errorf("sync: %w", err)
+	}
+	r.metrics.fetch("accepted")
+	r.log.Info("bundle accepted", "version", b.Version, "tools", len(b.Tools), "previous", last)
+	meta := bundleMeta{ETag: etag, Version: b.Version, ConfirmedAt: now}
+	if err := r.disk.saveBundle(bytes.TrimSpace(signed), meta); err != nil {
+		return fmt.Errorf("sync: bundle v%d is in force but could not be persisted: %w", b.Version, err)
+	}
+	return nil
+}
+
+// install compiles a verified bundle and makes it the one in force: one
+// atomic pointer store, so calls already running finish on the executor
+// they started with, and the next call sees the new one.
+func (r *Runtime) install(b *bundle.Bundle, signed []byte, etag string, confirmed time.Time) error {
+	exec, err := executor.New(b, r.execOpts)
+	if err != nil {
+		return err
+	}
+	s := &snapshot{bundle: b, signed: bytes.TrimSpace(signed), etag: etag, exec: exec,
+		tools: make(map[string]*bundle.Tool, len(b.Tools))}
+	for i := range b.Tools {
+		s.tools[b.Tools[i].Name] = &b.Tools[i]
+	}
+	r.confirmedAt.Store(confirmed.UnixNano())
+	r.snap.Store(s)
+	r.metrics.installed(b)
+	r.reconcile()
+	return nil
+}
