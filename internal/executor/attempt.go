@@ -49,6 +49,7 @@ func (e *Executor) attempt(ctx context.Context, t *tool, p *prepared, timeout ti
 			return outcome{health: errExcluded, err: newError(ClassAuthRejected, false, 0,
 				fmt.Sprintf("refusing to send credentials of source %q over %s (allowed only with the local-development switch)", t.source.name, t.source.scheme))}
 		}
+		hideReplayHeaders(req.Header) // the credentials may name such a header too
 	}
 	// RoundTrip, not http.Client.Do: there is no redirect machinery at all,
 	// so a 3xx comes back as it is and its Location is never requested

@@ -13,6 +13,11 @@
 // decompression (R9). Every failure is an *Error with an R9 class, whether
 // the operation may have been applied, and an instruction for the agent.
 //
+// Every request that reaches the upstream is an attempt the executor
+// counted and decided on: requests are built so that net/http's Transport
+// never re-sends one on its own after a reused connection drops (replay.go
+// says how, and what it costs).
+//
 // # Credentials file
 //
 // Secrets never travel in a bundle; a runtime reads them from a JSON file

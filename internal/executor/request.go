@@ -64,6 +64,9 @@ func (t *tool) prepare(args map[string]any) (*prepared, error) {
 		p.idempotency = key
 		p.header.Set(t.policy.IdempotencyKey.Header, key)
 	}
+	// A header parameter may carry a key too; either way net/http must
+	// not see it (replay.go).
+	hideReplayHeaders(p.header)
 	return p, nil
 }
 
@@ -128,9 +131,9 @@ func anyMap(args map[string]any) any {
 
 // newRequest makes the http.Request of one attempt. The header map is
 // shared by the attempts of a call unless credentials will be added to it
-// (nothing else writes to it). The body reader has no GetBody on purpose:
-// net/http may then never replay a request with a body on its own, so every
-// send is one of our counted attempts.
+// (nothing else writes to it). No request has GetBody, and bodyless ones
+// are made unreplayable (replay.go): net/http may never resend a request on
+// its own, so every send is one of our counted attempts.
 func (p *prepared) newRequest(ctx context.Context, method string, ownHeader bool) *http.Request {
 	u := p.url
 	h := p.header
@@ -153,6 +156,7 @@ func (p *prepared) newRequest(ctx context.Context, method string, ownHeader bool
 			req.Body = http.NoBody
 		}
 	}
+	makeUnreplayable(req)
 	return req
 }
 
