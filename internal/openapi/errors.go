@@ -40,8 +40,11 @@ type ImportError struct {
 // "openapi.yaml:12:5: $ref to the network is not allowed: http://x/y".
 func (e *ImportError) Error() string {
 	loc := e.File
-	if e.Line > 0 {
+	switch {
+	case e.Line > 0 && e.Col > 0:
 		loc = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
+	case e.Line > 0:
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
 	}
 	if loc == "" {
 		return e.Msg

@@ -236,7 +236,10 @@ func chooseRoot(files map[string]*parsedFile, want string) (string, error) {
 	case len(roots) > 1:
 		return "", importErr(KindFileSet, "", 0, 0, "several root documents (%s): choose one", strings.Join(roots, ", "))
 	case len(files) == 1:
-		for name := range files {
+		for name, pf := range files {
+			if pf.root == nil {
+				return "", importErr(KindNotOpenAPI, name, 0, 0, "empty document: not an OpenAPI document")
+			}
 			return "", importErr(KindNotOpenAPI, name, 0, 0, "not an OpenAPI document: no top-level openapi or swagger key")
 		}
 	}

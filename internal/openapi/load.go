@@ -26,28 +26,13 @@ func Load(set FileSet, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := make(map[string]*parsedFile, len(raw))
-	for name, data := range raw {
-		pf, err := parseFile(name, data)
-		if err != nil {
-			return nil, err
-		}
-		files[name] = pf
-	}
-	rootName, err := chooseRoot(files, opts.Root)
+	files, rootName, doc, err := parseSet(raw, opts.Root)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkVersion(files[rootName]); err != nil {
+	if err := checkShape(files[rootName]); err != nil {
 		return nil, err
 	}
-	doc, err := newLibDocument(raw, rootName)
-	if err != nil {
-		return nil, err
-	}
-	// Check refs on the library's own node tree of the root, so the $id
-	// rewrites below are what the library resolves.
-	files[rootName].root = doc.GetSpecInfo().RootNode.Content[0]
 	if err := newRefChecker(files).check(rootName); err != nil {
 		return nil, err
 	}
@@ -61,6 +46,61 @@ func Load(set FileSet, opts Options) (*Document, error) {
 		return nil, err
 	}
 	return b.finish(), nil
+}
+
+// parseSet decodes the files of a set, picks the root and hands it to
+// libopenapi. The root's node tree is always the library's own, so the $ref
+// rewrites of the ref checker are what the library resolves.
+//
+// A single-file set is decoded once: the library's tree is checked in place
+// of ours. It is the same tree (for JSON the library uses a faster decoder
+// that reproduces yaml's tree exactly), so checks and messages do not
+// change; only when the library refuses the bytes is the file decoded again,
+// to name the problem with its line and column.
+func parseSet(raw map[string][]byte, root string) (map[string]*parsedFile, string, libopenapi.Document, error) {
+	if len(raw) == 1 {
+		for name := range raw {
+			if doc, err := newLibDocument(raw, name); err == nil {
+				files, err := checkRoot(name, doc, root)
+				return files, name, doc, err
+			}
+		}
+	}
+	files := make(map[string]*parsedFile, len(raw))
+	for name, data := range raw {
+		pf, err := parseFile(name, data)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		files[name] = pf
+	}
+	rootName, err := chooseRoot(files, root)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := checkVersion(files[rootName]); err != nil {
+		return nil, "", nil, err
+	}
+	doc, err := newLibDocument(raw, rootName)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	files[rootName].root = doc.GetSpecInfo().RootNode.Content[0]
+	return files, rootName, doc, nil
+}
+
+// checkRoot runs the per-file checks of parseFile, chooseRoot and
+// checkVersion on the tree libopenapi decoded for a single-file set.
+func checkRoot(name string, doc libopenapi.Document, want string) (map[string]*parsedFile, error) {
+	pf, err := fileFromNode(name, doc.GetSpecInfo().RootNode)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]*parsedFile{name: pf}
+	if _, err := chooseRoot(files, want); err != nil {
+		return nil, err
+	}
+	return files, checkVersion(pf)
 }
 
 // checkVersion accepts 2.0, 3.0.x and 3.1.x: the versions toolgate's

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,6 +32,12 @@ func parseFile(name string, data []byte) (*parsedFile, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, syntaxError(name, err)
 	}
+	return fileFromNode(name, &doc)
+}
+
+// fileFromNode checks an already decoded document node (ours, or the one
+// libopenapi decoded, which is the same tree) and finds its spec key.
+func fileFromNode(name string, doc *yaml.Node) (*parsedFile, error) {
 	pf := &parsedFile{name: name}
 	if len(doc.Content) == 0 {
 		return pf, nil
@@ -51,17 +58,29 @@ func parseFile(name string, data []byte) (*parsedFile, error) {
 }
 
 // syntaxError turns a YAML/JSON decoder error into a one-line ImportError
-// with the line (and column) the decoder reported.
+// with the line and column the decoder reported. go-yaml returns a
+// *yaml.LoadError carrying the position as data; the text form is only
+// parsed for errors of another shape.
 func syntaxError(name string, err error) *ImportError {
-	msg := err.Error()
 	ie := &ImportError{Kind: KindSyntax, File: name, Err: err}
-	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-		ie.Line, _ = strconv.Atoi(m[1])
-		ie.Col, _ = strconv.Atoi(m[2])
+	var msg string
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		ie.Line, ie.Col = le.Mark.Line, le.Mark.Column
+		msg = le.Message
+		if le.ContextMsg != "" {
+			msg += " (" + le.ContextMsg + ")"
+		}
+	} else {
+		msg = err.Error()
+		if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+			ie.Line, _ = strconv.Atoi(m[1])
+			ie.Col, _ = strconv.Atoi(m[2])
+		}
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		msg = yamlLineRe.ReplaceAllString(msg, "")
+		msg = strings.TrimLeft(msg, ":, ")
 	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = yamlLineRe.ReplaceAllString(msg, "")
-	msg = strings.TrimLeft(msg, ":, ")
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
@@ -175,4 +194,50 @@ func resolvePointer(root *yaml.Node, ptr string) (*yaml.Node, bool) {
 		}
 	}
 	return n, n != nil
+}
+
+// shapeKeys are the top-level objects of a root document that must be
+// mappings. libopenapi skips what it cannot read, so `paths: [...]` would
+// otherwise import as an API without operations and only a warning.
+var shapeKeys = []string{"info", "paths", "components", "definitions", "securityDefinitions", "webhooks"}
+
+// checkShape refuses a root document whose top-level objects or path items
+// are not mappings, naming the first one with its line and column.
+func checkShape(pf *parsedFile) error {
+	for _, key := range shapeKeys {
+		if n := valueOf(mapGet(pf.root, key)); n != nil && n.Kind != yaml.MappingNode {
+			return importErr(KindInvalid, pf.name, n.Line, n.Column, "%s must be a mapping, not %s", key, nodeKind(n))
+		}
+	}
+	paths := valueOf(mapGet(pf.root, "paths"))
+	if paths == nil {
+		return nil
+	}
+	for i := 0; i+1 < len(paths.Content); i += 2 {
+		if n := valueOf(paths.Content[i+1]); n != nil && n.Kind != yaml.MappingNode {
+			return importErr(KindInvalid, pf.name, n.Line, n.Column, "path item %q must be a mapping, not %s", paths.Content[i].Value, nodeKind(n))
+		}
+	}
+	return nil
+}
+
+// valueOf follows an alias and returns nil for an absent or null value.
+func valueOf(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return nil
+	}
+	return n
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return "a scalar"
 }
