@@ -37,6 +37,13 @@ import (
 //
 // A request with a non-empty body was never replayable: it has no GetBody.
 //
+// Over HTTP/2 the empty body of a GET/HEAD/OPTIONS/TRACE is one empty DATA
+// frame that ends the stream, without content-length: still no content for
+// the upstream (a Go server sees ContentLength -1 and reads zero bytes).
+// HTTP/2 itself only re-sends a request the server reported as not
+// processed, but the Transport decides the protocol per connection after
+// the request is built, so the same request must be safe for both.
+//
 // What the Transport still does on its own is re-dial when it knows nothing
 // was written (HTTP/1 bodyless requests other than the ones above) or when
 // HTTP/2 says the stream was not processed (GOAWAY, REFUSED_STREAM); in

@@ -3,6 +3,7 @@ package executor
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -185,6 +186,40 @@ func TestUnreplayableRequestsKeepTheirWireForm(t *testing.T) {
 				if strings.Contains(head, "\r\n"+name+":") {
 					t.Errorf("unexpected %s header in\n%s", name, head)
 				}
+			}
+		})
+	}
+}
+
+// TestUnreplayableRequestsOverHTTP2: over HTTP/2 the empty body of a GET
+// is an empty DATA frame ending the stream; the upstream still reads no
+// content, and a bodyless POST keeps its content-length 0.
+func TestUnreplayableRequestsOverHTTP2(t *testing.T) {
+	type seen struct {
+		proto     string
+		bodyBytes int
+		header    http.Header
+	}
+	got := make(chan seen, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Proto, len(b), r.Header.Clone()}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	for _, method := range []string{"GET", "HEAD", "POST"} {
+		t.Run(method, func(t *testing.T) {
+			e := newExecutor(t, testBundle(srv.URL, testTool("op", method, "/x", retrying(1))),
+				Options{Transport: srv.Client().Transport})
+			wantClass(t, e.Call(context.Background(), "op", nil), "")
+			s := <-got
+			if s.proto != "HTTP/2.0" || s.bodyBytes != 0 {
+				t.Errorf("upstream saw %s with %d body bytes, want HTTP/2.0 with none", s.proto, s.bodyBytes)
+			}
+			if method == "POST" && s.header.Get("Content-Length") != "0" {
+				t.Errorf("POST content-length = %q, want 0", s.header.Get("Content-Length"))
 			}
 		})
 	}
