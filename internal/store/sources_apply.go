@@ -1,0 +1,223 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/toolgate/toolgate/internal/audit"
+	"github.com/toolgate/toolgate/internal/importer"
+	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/risk"
+)
+
+// writeSource inserts the source row or updates it for a re-import,
+// bumping its revision.
+func (db *DB) writeSource(ctx context.Context, tx *sqlx.Tx, actor string, in SourceImport, cur *Source) (int64, error) {
+	d := in.Doc
+	args := []any{d.Title, d.Version, d.SpecVersion, in.Origin, d.BasePath, auditJSON(nonNil(d.SecuritySchemes)),
+		auditJSON(nonNil(d.Warnings)), auditJSON(nonNil(d.Skipped)), in.DocumentSHA256, formatTime(db.Now()), actor}
+	if cur == nil {
+		res, err := tx.ExecContext(ctx, `INSERT INTO sources (title, api_version, spec_version, origin, base_path,
+			security_schemes_json, warnings_json, skipped_json, document_sha256, imported_at, imported_by, name)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, in.Name)...)
+		if err != nil {
+			return 0, fmt.Errorf("insert source: %w", err)
+		}
+		return res.LastInsertId()
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE sources SET title = ?, api_version = ?, spec_version = ?, origin = ?,
+		base_path = ?, security_schemes_json = ?, warnings_json = ?, skipped_json = ?, document_sha256 = ?,
+		imported_at = ?, imported_by = ?, revision = revision + 1 WHERE id = ?`, append(args, cur.ID)...)
+	if err != nil {
+		return 0, fmt.Errorf("update source: %w", err)
+	}
+	return cur.ID, nil
+}
+
+// nonNil keeps empty lists as [] rather than null in stored JSON.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// applyPlan writes every change. Updates go first: a moved operation frees
+// its old op key before a new operation may take it.
+func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID int64, p *importer.Plan) error {
+	rec, err := projectDefaults(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, c := range p.Changes {
+		switch c.Kind {
+		case importer.Changed, importer.Restored, importer.Unchanged:
+			err = db.updateTool(ctx, tx, c)
+		case importer.Removed:
+			_, err = tx.ExecContext(ctx, `UPDATE tools SET removed_at = ?, updated_at = ? WHERE name = ?`,
+				formatTime(db.Now()), formatTime(db.Now()), c.Tool)
+		}
+		if err == nil && c.Kind == importer.Changed {
+			err = db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "tool.reimport_change", Subject: SubjectTool(c.Tool),
+				Before: auditJSON(map[string]any{"op": c.Before.OpKey, "class": c.Before.Class}),
+				After:  auditJSON(map[string]any{"op": c.OpKey, "class": c.Class, "fields": c.Fields})})
+		}
+		if err == nil && c.Suspend != "" {
+			err = db.suspendTool(ctx, tx, actor, c.Tool, c.Suspend)
+		}
+		if err != nil {
+			return fmt.Errorf("%s tool %s: %w", c.Kind, c.Tool, err)
+		}
+	}
+	for _, c := range p.Of(importer.Added) {
+		if err := db.insertTool(ctx, tx, sourceID, c, policy.NewToolPolicy(c.Method, c.Class, rec.Defaults)); err != nil {
+			return fmt.Errorf("add tool %s: %w", c.Tool, err)
+		}
+	}
+	return nil
+}
+
+// toolColumns are the values of a tool row taken from the document.
+func toolColumns(c importer.Change) ([]any, error) {
+	opJSON, err := json.Marshal(c.Op)
+	if err != nil {
+		return nil, fmt.Errorf("encode operation: %w", err)
+	}
+	return []any{c.OpKey, c.Op.Method, c.Op.Path, c.Op.PathKey, c.Op.OperationID, c.Op.Summary, c.Op.Deprecated,
+		string(opJSON), c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String()}, nil
+}
+
+func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c importer.Change, p policy.Policy) error {
+	cols, err := toolColumns(c)
+	if err != nil {
+		return err
+	}
+	now := formatTime(db.Now())
+	res, err := tx.ExecContext(ctx, `INSERT INTO tools (op_key, method, path, path_key, operation_id, summary,
+		deprecated, operation_json, detected_class, reasons_json, class, source_id, name, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(cols, sourceID, c.Tool, now, now)...)
+	if err != nil {
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO tool_policies (tool_id, policy_json, exposed, updated_at, updated_by)
+		VALUES (?, ?, ?, ?, 'import')`, id, auditJSON(p), p.Exposed, now); err != nil {
+		return err
+	}
+	return writeTags(ctx, tx, id, c.Op.Tags)
+}
+
+// updateTool refreshes a stored tool from the document. An override the
+// plan does not keep is cleared (see importer.Build).
+func (db *DB) updateTool(ctx context.Context, tx *sqlx.Tx, c importer.Change) error {
+	cols, err := toolColumns(c)
+	if err != nil {
+		return err
+	}
+	q := `UPDATE tools SET op_key = ?, method = ?, path = ?, path_key = ?, operation_id = ?, summary = ?,
+		deprecated = ?, operation_json = ?, detected_class = ?, reasons_json = ?, class = ?, removed_at = NULL, updated_at = ?`
+	if !c.KeepOverride {
+		q += `, risk_override_reason = '', risk_override_by = ''`
+	}
+	if _, err := tx.ExecContext(ctx, q+` WHERE name = ?`, append(cols, formatTime(db.Now()), c.Tool)...); err != nil {
+		return err
+	}
+	var id int64
+	if err := tx.GetContext(ctx, &id, `SELECT id FROM tools WHERE name = ?`, c.Tool); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM tool_tags WHERE tool_id = ?`, id); err != nil {
+		return err
+	}
+	return writeTags(ctx, tx, id, c.Op.Tags)
+}
+
+func writeTags(ctx context.Context, tx *sqlx.Tx, toolID int64, tags []string) error {
+	for _, t := range tags {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tool_tags (tool_id, tag) VALUES (?, ?)`, toolID, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// suspendTool turns exposure off with a reason the tool page shows, bumps
+// the policy version (an open editor must reload) and audits it.
+func (db *DB) suspendTool(ctx context.Context, tx *sqlx.Tx, actor, name, reason string) error {
+	var row struct {
+		ID     int64  `db:"id"`
+		Policy string `db:"policy_json"`
+	}
+	if err := tx.GetContext(ctx, &row, `SELECT t.id, p.policy_json FROM tools t JOIN tool_policies p ON p.tool_id = t.id
+		WHERE t.name = ?`, name); err != nil {
+		return err
+	}
+	var before policy.Policy
+	if err := json.Unmarshal([]byte(row.Policy), &before); err != nil {
+		return fmt.Errorf("decode policy: %w", err)
+	}
+	after := before
+	after.Exposed = false
+	if _, err := tx.ExecContext(ctx, `UPDATE tool_policies SET policy_json = ?, exposed = 0, suspended_reason = ?,
+		version = version + 1, updated_at = ?, updated_by = ? WHERE tool_id = ?`,
+		auditJSON(after), reason, formatTime(db.Now()), actor, row.ID); err != nil {
+		return err
+	}
+	return db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "tool.suspend", Subject: SubjectTool(name),
+		Before: auditJSON(map[string]any{"exposed": true}), After: auditJSON(map[string]any{"exposed": false, "reason": reason})})
+}
+
+// storedTools returns every tool of a source, removed ones included.
+func storedTools(ctx context.Context, tx *sqlx.Tx, sourceID int64) ([]importer.Stored, error) {
+	var rows []struct {
+		Name       string  `db:"name"`
+		OpKey      string  `db:"op_key"`
+		OpJSON     string  `db:"operation_json"`
+		Detected   string  `db:"detected_class"`
+		Class      string  `db:"class"`
+		OverrideBy string  `db:"risk_override_by"`
+		RemovedAt  *string `db:"removed_at"`
+		Exposed    bool    `db:"exposed"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT t.name, t.op_key, t.operation_json, t.detected_class, t.class,
+		t.risk_override_by, t.removed_at, COALESCE(p.exposed, 0) AS exposed
+		FROM tools t LEFT JOIN tool_policies p ON p.tool_id = t.id WHERE t.source_id = ? ORDER BY t.id`, sourceID); err != nil {
+		return nil, fmt.Errorf("stored tools: %w", err)
+	}
+	out := make([]importer.Stored, len(rows))
+	for i, r := range rows {
+		s := importer.Stored{Name: r.Name, OpKey: r.OpKey, Overridden: r.OverrideBy != "", Removed: r.RemovedAt != nil, Exposed: r.Exposed}
+		if err := json.Unmarshal([]byte(r.OpJSON), &s.Op); err != nil {
+			return nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
+		}
+		var err error
+		if s.DetectedClass, err = risk.ParseClass(r.Detected); err != nil {
+			return nil, err
+		}
+		if s.Class, err = risk.ParseClass(r.Class); err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// projectToolNames is every tool name in the project, removed tools too:
+// a name, once given, stays with its operation.
+func projectToolNames(ctx context.Context, tx *sqlx.Tx) (map[string]bool, error) {
+	var names []string
+	if err := tx.SelectContext(ctx, &names, `SELECT name FROM tools`); err != nil {
+		return nil, fmt.Errorf("tool names: %w", err)
+	}
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out, nil
+}

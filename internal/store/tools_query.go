@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// ToolQuery filters, sorts and pages the tools list. Zero values mean "any".
+type ToolQuery struct {
+	Source string
+	Class  string // READ, WRITE, DESTRUCTIVE, PRIVILEGED
+	Method string
+	Tag    string
+	// Exposure is "exposed", "hidden", "suspended" or "".
+	Exposure string
+	// Text matches the tool name, path, summary or operationId.
+	Text string
+	// Removed lists the removed tools instead of the current ones.
+	Removed bool
+	// Sort is one of ToolSorts' keys; Desc reverses it.
+	Sort    string
+	Desc    bool
+	Page    int // 1-based
+	PerPage int
+}
+
+// ToolSorts maps sort keys to SQL; the tool name breaks ties so pages are
+// stable.
+var ToolSorts = map[string]string{
+	"name":   "t.name",
+	"method": "t.method",
+	"path":   "t.path",
+	"source": "s.name",
+	"class":  "CASE t.class WHEN 'READ' THEN 1 WHEN 'WRITE' THEN 2 WHEN 'DESTRUCTIVE' THEN 3 ELSE 4 END",
+}
+
+// MaxPerPage bounds a tools page.
+const MaxPerPage = 200
+
+// ToolPage is one page of the tools list and the number of matching tools.
+type ToolPage struct {
+	Tools []ToolSummary
+	Total int
+}
+
+// where builds the filter clause; every value is a bound parameter.
+func (q ToolQuery) where() (string, []any) {
+	conds, args := []string{"t.removed_at IS NULL"}, []any{}
+	if q.Removed {
+		conds[0] = "t.removed_at IS NOT NULL"
+	}
+	add := func(cond string, a ...any) { conds, args = append(conds, cond), append(args, a...) }
+	if q.Source != "" {
+		add("s.name = ?", q.Source)
+	}
+	if q.Class != "" {
+		add("t.class = ?", strings.ToUpper(q.Class))
+	}
+	if q.Method != "" {
+		add("t.method = ?", strings.ToUpper(q.Method))
+	}
+	if q.Tag != "" {
+		add("EXISTS (SELECT 1 FROM tool_tags g WHERE g.tool_id = t.id AND g.tag = ?)", q.Tag)
+	}
+	switch q.Exposure {
+	case "exposed":
+		add("p.exposed = 1")
+	case "hidden":
+		add("p.exposed = 0")
+	case "suspended":
+		add("p.suspended_reason <> ''")
+	}
+	if q.Text != "" {
+		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q.Text) + "%"
+		add(`(t.name LIKE ? ESCAPE '\' OR t.path LIKE ? ESCAPE '\' OR t.summary LIKE ? ESCAPE '\' OR t.operation_id LIKE ? ESCAPE '\')`,
+			like, like, like, like)
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// Normalize fills defaults and clamps the page.
+func (q ToolQuery) Normalize() ToolQuery {
+	if _, ok := ToolSorts[q.Sort]; !ok {
+		q.Sort = "name"
+	}
+	if q.PerPage <= 0 || q.PerPage > MaxPerPage {
+		q.PerPage = 50
+	}
+	if q.Page < 1 {
+		q.Page = 1
+	}
+	return q
+}
+
+// ListTools returns one page of tools matching q. Only the page's rows are
+// read and decoded; the total comes from a count over the same filter.
+func (db *DB) ListTools(ctx context.Context, q ToolQuery) (*ToolPage, error) {
+	q = q.Normalize()
+	out := &ToolPage{}
+	err := db.inTx(ctx, "list tools", func(tx *sqlx.Tx) error {
+		where, args := q.where()
+		if err := tx.GetContext(ctx, &out.Total, `SELECT count(*)`+toolFrom+where, args...); err != nil {
+			return err
+		}
+		dir := " ASC"
+		if q.Desc {
+			dir = " DESC"
+		}
+		var rows []toolRow
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+toolSummaryColumns+toolFrom+where+` ORDER BY `+ToolSorts[q.Sort]+dir+
+			`, t.name`+dir+` LIMIT ? OFFSET ?`, append(args, q.PerPage, (q.Page-1)*q.PerPage)...); err != nil {
+			return err
+		}
+		out.Tools = make([]ToolSummary, 0, len(rows))
+		for _, r := range rows {
+			s, err := r.summary()
+			if err != nil {
+				return err
+			}
+			out.Tools = append(out.Tools, s)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ToolFacets are the values the tools filters offer.
+type ToolFacets struct {
+	Sources []string
+	Methods []string
+	Tags    []string
+}
+
+// ListToolFacets returns the sources, methods and tags in use.
+func (db *DB) ListToolFacets(ctx context.Context) (*ToolFacets, error) {
+	out := &ToolFacets{}
+	err := db.inTx(ctx, "tool facets", func(tx *sqlx.Tx) error {
+		if err := tx.SelectContext(ctx, &out.Sources, `SELECT name FROM sources ORDER BY name`); err != nil {
+			return err
+		}
+		if err := tx.SelectContext(ctx, &out.Methods, `SELECT DISTINCT method FROM tools ORDER BY method`); err != nil {
+			return err
+		}
+		return tx.SelectContext(ctx, &out.Tags, `SELECT DISTINCT tag FROM tool_tags ORDER BY tag`)
+	})
+	return out, err
+}
