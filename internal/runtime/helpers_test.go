@@ -30,8 +30,8 @@ const testToken = "runtime-token-secret"
 // clock is a settable fake clock shared by a test and its runtime.
 type clock struct{ ns atomic.Int64 }
 
-func newClock() *clock                    { c := &clock{}; c.ns.Store(t0.UnixNano()); return c }
-func (c *clock) Now() time.Time           { return time.Unix(0, c.ns.Load()).UTC() }
+func newClock() *clock                   { c := &clock{}; c.ns.Store(t0.UnixNano()); return c }
+func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 func testKey(t testing.TB, n byte) bundle.SigningKey {
@@ -53,12 +53,14 @@ func keySet(keys ...bundle.SigningKey) *bundle.KeySet {
 
 // Tools of the sample API as the console would publish them.
 func getOrderTool() bundle.ToolInput {
+	d := policy.BuiltinDefaults()
+	d.ExposeNewReadTools = true
 	return bundle.ToolInput{Name: "getOrder", Source: "shop", Method: "GET", Path: "/orders/{order_id}",
 		Description: "Get an order",
 		Params:      []bundle.Param{{Name: "order_id", In: "path", Arg: "order_id", Required: true}},
 		InputSchema: json.RawMessage(`{"type":"object","required":["order_id"],"properties":{"order_id":{"type":"string"}}}`),
 		Assessment:  risk.Assessment{Class: risk.Read, Reasons: []risk.Reason{{Code: "method:GET", Class: risk.Read, Text: "GET reads"}}},
-		Policy:      policy.NewToolPolicy("GET", risk.Read, policy.ProjectDefaults{ExposeNewReadTools: true})}
+		Policy:      policy.NewToolPolicy("GET", risk.Read, d)}
 }
 
 func createOrderTool(key *policy.IdempotencyKey) bundle.ToolInput {

@@ -172,6 +172,7 @@ func (r *Runtime) confirm(cur *snapshot, etag string) error {
 		next.etag = etag
 		r.snap.Store(&next)
 	}
+	r.reconcile() // a stale bundle confirmed again lists its risky tools again
 	if err := r.disk.saveMeta(bundleMeta{ETag: etag, Version: cur.bundle.Version, ConfirmedAt: now}); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
