@@ -68,7 +68,11 @@ func normalize(b *Bundle) *Bundle {
 func normalizeTool(t Tool) Tool {
 	t.Params = nonNil(t.Params)
 	t.Reasons = nonNil(t.Reasons)
-	t.Policy.Retry.RetryOn = nonNil(t.Policy.Retry.RetryOn)
+	// retry_on is deliberately NOT filled in: in a stored policy nil means
+	// "the R3 default set" and [] means "no status is retried", so turning
+	// one into the other here would silently change what a runtime retries.
+	// A nil list is encoded as null and refused by Validate (and so by Sign
+	// and Verify).
 	if len(t.Approvals) > 0 {
 		approvals := make([]Approval, len(t.Approvals))
 		for i, a := range t.Approvals {

@@ -54,8 +54,17 @@
 //	                        max_response_bytes, idempotent,
 //	                        idempotency_key (null or {header, source, argument?}),
 //	                        retry {attempts, backoff_ms, multiplier, jitter,
-//	                        retry_on (array of HTTP statuses)},
+//	                        retry_on (array of HTTP statuses, never null)},
 //	                        circuit_breaker {threshold, reset_ms}
+//	                      Every value is the one enforced, none is left for a
+//	                      runtime to default: Validate (and so Sign and
+//	                      Verify) refuses a policy that policy.Effective
+//	                      would change. retry_on in particular is the full
+//	                      list — [408,429,502,503,504] is the R3 default, []
+//	                      retries no status (connection failures and
+//	                      timeouts still count as transient); null is
+//	                      refused, because in a stored policy it means "the
+//	                      default set" and a reader could take it for [].
 //	approvals     array   optional (omitted when empty): {change_request,
 //	                      approved_by, approved_at, summary} for tools whose
 //	                      exposure or policy needed a security approver (R10)

@@ -25,7 +25,15 @@ const ClockSkew = 5 * time.Minute
 // serialization (RFC 7515) with alg EdDSA (RFC 8037), the protected header
 // {"alg":"EdDSA","kid":k.KeyID,"typ":JWSType} and the canonical bytes as
 // payload. The result is ASCII, exactly what runtimes receive.
+//
+// A bundle that Verify would refuse (Validate fails) is not signed.
 func Sign(b *Bundle, k SigningKey) ([]byte, error) {
+	if b == nil {
+		return nil, errors.New("sign bundle: nil bundle")
+	}
+	if err := normalize(b).Validate(); err != nil {
+		return nil, fmt.Errorf("sign bundle: %w", err)
+	}
 	payload, err := Canonical(b)
 	if err != nil {
 		return nil, fmt.Errorf("sign bundle: %w", err)

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/policy"
 )
 
 // toolNameRE is the tool-name rule of LLM function-calling APIs.
@@ -124,5 +127,25 @@ func validateTool(t Tool, sources map[string]bool) error {
 	if !t.Policy.Exposed {
 		errs = append(errs, errors.New("policy is not exposed: a bundle holds only exposed tools"))
 	}
+	if err := validateEffective(t); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// validateEffective checks that a tool carries its effective policy, so
+// that every runtime, in any language, can take the values literally
+// instead of re-deriving defaults. In particular retry_on must be a list:
+// null is the one value whose meaning depends on who reads it (a stored
+// policy's nil means the R3 default set, an empty list means no status is
+// retried), so a bundle refuses it instead of picking one.
+func validateEffective(t Tool) error {
+	if t.Policy.Retry.RetryOn == nil {
+		return errors.New("policy.retry.retry_on is null: a bundle lists the retried statuses " +
+			"([408,429,502,503,504] is the R3 default, [] retries none)")
+	}
+	if eff := policy.Effective(t.Method, t.Policy); !reflect.DeepEqual(eff, t.Policy) {
+		return fmt.Errorf("policy is not the effective policy of a %s tool (bundle.Build applies policy.Effective)", t.Method)
+	}
+	return nil
 }
