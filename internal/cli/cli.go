@@ -33,6 +33,7 @@ type commands struct {
 	Help    helpCmd    `cmd:"" help:"Show help for toolgate or one of its commands."`
 	Bundle  bundleCmd  `cmd:"" help:"Work with signed policy bundles (verify)."`
 	Call    callCmd    `cmd:"" help:"Make one tool call through the executor and print the classified result as JSON (exit 0 ok, 1 classified error, 2 no call possible)."`
+	Runtime runtimeCmd `cmd:"" help:"Fetch and verify bundles from the console and serve their tools to agents over MCP (HTTP on loopback, or --stdio)."`
 
 	SampleAPI sampleAPICmd `cmd:"" name:"sample-api" help:"Serve a sample upstream API (orders, admin users) with fault switches, to try toolgate on."`
 }

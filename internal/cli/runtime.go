@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/runtime"
+)
+
+// runtimeCmd is `toolgate runtime`: fetch and verify bundles from the
+// console and serve their tools to agents over MCP (streamable HTTP on a
+// loopback address, or stdio for clients that start the runtime).
+type runtimeCmd struct {
+	Console         string `name:"console" env:"TOOLGATE_CONSOLE_URL" required:"" placeholder:"URL" help:"Console base URL, e.g. http://127.0.0.1:8080."`
+	TokenFile       string `name:"token-file" env:"TOOLGATE_RUNTIME_TOKEN_FILE" placeholder:"FILE" help:"File holding the runtime token ('toolgate token create'). Or set TOOLGATE_RUNTIME_TOKEN."`
+	DataDir         string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Data directory; the runtime keeps its last good bundle and trusted keys in DATA_DIR/runtime."`
+	Key             string `name:"key" placeholder:"JWKS_FILE" help:"Pinned public keys bundles must be signed with ('toolgate keys export')."`
+	TrustOnFirstUse bool   `name:"trust-on-first-use" help:"Without --key: fetch the console's keys once from /api/v1/keys and pin them in DATA_DIR/runtime/trusted-keys.json."`
+	Name            string `name:"name" env:"TOOLGATE_RUNTIME_NAME" placeholder:"NAME" help:"Name shown in the console's fleet view (default: host name)."`
+
+	Stdio       bool   `name:"stdio" help:"Serve MCP on stdin/stdout (for clients that start the runtime, e.g. Claude Desktop) instead of HTTP."`
+	MCPAddr     string `name:"mcp-addr" default:"127.0.0.1:8765" help:"Loopback address of the streamable HTTP MCP endpoint (path /mcp)."`
+	MetricsAddr string `name:"metrics-addr" default:"127.0.0.1:9464" help:"Loopback address of the Prometheus metrics (path /metrics); empty turns them off."`
+
+	PollInterval time.Duration `name:"poll-interval" default:"30s" help:"Mean time between bundle fetches."`
+	PollJitter   float64       `name:"poll-jitter" default:"0.2" help:"Fraction the poll interval varies by either way."`
+	MaxStaleness time.Duration `name:"max-staleness" default:"1h" help:"Unconfirmed by the console for longer than this, DESTRUCTIVE and PRIVILEGED tools are refused."`
+
+	Credentials              string `name:"credentials" env:"TOOLGATE_CREDENTIALS_FILE" placeholder:"FILE" help:"Credentials file per source (see README). Or put the same JSON in TOOLGATE_CREDENTIALS."`
+	AllowInsecureCredentials bool   `name:"allow-insecure-credentials" help:"Send credentials to http:// origins too. Local development only."`
+	LogLevel                 string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"Log level (logs go to stderr)."`
+}
+
+// Help is shown under `toolgate runtime --help`.
+func (c *runtimeCmd) Help() string {
+	return `The runtime token is read from --token-file or TOOLGATE_RUNTIME_TOKEN, never from the command line.
+Credentials: {"sources":{"SOURCE":{"bearer":"env:VAR"}}}; values "env:NAME" are read from the environment.
+Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms; never bodies or secrets.`
+}
+
+// Run starts the runtime and serves until ctx ends (HTTP) or the client
+// closes stdin (stdio).
+func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
+	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: runtimeLogLevel(c.LogLevel)}))
+	opts, err := c.options(env, logger)
+	if err != nil {
+		return Exit(2, fmt.Errorf("runtime: %w", err))
+	}
+	rt, err := runtime.New(opts)
+	if err != nil {
+		return Exit(2, err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// One fetch before serving, so the first tools/list already has tools
+	// when the console is up; Run keeps polling afterwards.
+	if err := rt.Sync(ctx); err != nil {
+		logger.Warn("first bundle fetch failed", "err", err, "serving_version", rt.Status().Version)
+	}
+	syncDone := make(chan struct{})
+	go func() { defer close(syncDone); _ = rt.Run(ctx) }()
+	defer func() { cancel(); <-syncDone }()
+
+	var metricsLn net.Listener
+	if c.MetricsAddr != "" {
+		if metricsLn, err = listenRuntimeLoopback("--metrics-addr", c.MetricsAddr); err != nil {
+			return Exit(2, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", rt.MetricsHandler())
+		go serveRuntimeHTTP(ctx, logger, metricsLn, mux)
+		logger.Info("metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
+	}
+	if c.Stdio {
+		t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: stdoutCloser{env.Stdout}}
+		if err := rt.Server().Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("runtime: stdio: %w", err)
+		}
+		return nil
+	}
+	ln, err := listenRuntimeLoopback("--mcp-addr", c.MCPAddr)
+	if err != nil {
+		return Exit(2, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", rt.MCPHandler())
+	fmt.Fprintf(env.Stdout, "toolgate runtime %s serving bundle v%d\nMCP endpoint: http://%s/mcp\n",
+		rt.InstanceID(), rt.Status().Version, ln.Addr())
+	if metricsLn != nil {
+		fmt.Fprintf(env.Stdout, "Metrics: http://%s/metrics\n", metricsLn.Addr())
+	}
+	return serveRuntimeHTTP(ctx, logger, ln, mux)
+}
+
+// options turns flags and environment into runtime.Options; secrets come
+// from files or the environment only.
+func (c *runtimeCmd) options(env *Env, logger *slog.Logger) (runtime.Options, error) {
+	token, err := c.token(env)
+	if err != nil {
+		return runtime.Options{}, err
+	}
+	opts := runtime.Options{ConsoleURL: c.Console, Token: token, Name: c.Name, DataDir: c.DataDir,
+		TrustOnFirstUse: c.TrustOnFirstUse, PollInterval: c.PollInterval, PollJitter: c.PollJitter,
+		MaxStaleness: c.MaxStaleness, Logger: logger, Version: version(),
+		Executor: executor.Options{AllowInsecureCredentials: c.AllowInsecureCredentials}}
+	if opts.Name == "" {
+		opts.Name, _ = os.Hostname()
+	}
+	if c.Key != "" {
+		if c.TrustOnFirstUse {
+			return opts, errors.New("--key and --trust-on-first-use exclude each other: pinned keys are already trusted")
+		}
+		raw, err := os.ReadFile(c.Key)
+		if err != nil {
+			return opts, fmt.Errorf("reading --key: %w", err)
+		}
+		keys, err := bundle.ParseKeySet(raw)
+		if err != nil {
+			return opts, fmt.Errorf("--key %s: %w", c.Key, err)
+		}
+		opts.TrustedKeys = &keys
+	}
+	switch {
+	case c.Credentials != "":
+		creds, err := executor.LoadCredentials(c.Credentials, env.Getenv)
+		if err != nil {
+			return opts, fmt.Errorf("--credentials: %w", err)
+		}
+		opts.Executor.Credentials = creds
+	case env.Getenv("TOOLGATE_CREDENTIALS") != "":
+		creds, err := executor.ParseCredentials([]byte(env.Getenv("TOOLGATE_CREDENTIALS")), env.Getenv)
+		if err != nil {
+			return opts, fmt.Errorf("TOOLGATE_CREDENTIALS: %w", err)
+		}
+		opts.Executor.Credentials = creds
+	}
+	return opts, nil
+}
+
+func (c *runtimeCmd) token(env *Env) (string, error) {
+	if c.TokenFile != "" {
+		raw, err := os.ReadFile(c.TokenFile)
+		if err != nil {
+			return "", fmt.Errorf("reading --token-file: %w", err)
+		}
+		if t := strings.TrimSpace(string(raw)); t != "" {
+			return t, nil
+		}
+		return "", fmt.Errorf("--token-file %s is empty", c.TokenFile)
+	}
+	if t := strings.TrimSpace(env.Getenv("TOOLGATE_RUNTIME_TOKEN")); t != "" {
+		return t, nil
+	}
+	return "", errors.New("no runtime token: use --token-file FILE or set TOOLGATE_RUNTIME_TOKEN")
+}
+
+// listenRuntimeLoopback listens on addr after checking it is a loopback address:
+// the MCP endpoint runs tool calls with the runtime's credentials and has no
+// authentication of its own, so it must not be reachable from elsewhere.
+func listenRuntimeLoopback(flag, addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %s %q: %w", flag, addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("runtime: %s %q is not a loopback address (use 127.0.0.1 or [::1])", flag, addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %s: %w", flag, err)
+	}
+	return ln, nil
+}
+
+// serveRuntimeHTTP serves until ctx ends, then shuts down gracefully.
+func serveRuntimeHTTP(ctx context.Context, logger *slog.Logger, ln net.Listener, h http.Handler) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("runtime: serving %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx) // open MCP streams never finish by themselves; the timeout ends them
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("runtime: serving %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+func runtimeLogLevel(s string) slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+type stdoutCloser struct{ io.Writer }
+
+func (stdoutCloser) Close() error { return nil }
