@@ -26,6 +26,8 @@ type NavItem struct {
 	Label  string
 	Href   string
 	Active bool
+	// Count, when above zero, is shown as a badge (pending approvals).
+	Count int
 }
 
 // Assets holds the versioned URLs of static files.

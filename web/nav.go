@@ -23,6 +23,9 @@ func navEntries() []navEntry {
 	return []navEntry{
 		{Label: "Dashboard", Href: "/", Roles: everyone},
 		{Label: "Users", Href: "/users", Roles: []auth.Role{auth.RoleAdmin}},
+		{Label: "Approvals", Href: "/approvals", Roles: everyone},
+		{Label: "Defaults", Href: "/defaults", Roles: everyone},
+		{Label: "Audit", Href: "/audit", Roles: everyone},
 	}
 }
 

@@ -26,6 +26,7 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 		}
 		p.User = &views.Viewer{Email: u.Email, Roles: roles}
 		p.Nav = navFor(u, c.Request().URL.Path)
+		p.Nav = s.withPendingCount(c, p.Nav)
 	}
 	return p
 }

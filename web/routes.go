@@ -35,8 +35,16 @@ func (s *Server) routes() {
 	// Viewer and up: every role may read.
 	viewer := []echo.MiddlewareFunc{requireRole(auth.RoleViewer, auth.RoleApprover, auth.RoleAdmin)}
 	e.GET("/", s.dashboard, viewer...)
+	e.GET("/tools/:name/policy", s.toolPolicyPage, viewer...)
+	e.GET("/approvals", s.approvalsList, viewer...)
+	e.GET("/defaults", s.defaultsEdit, viewer...)
+	e.GET("/audit", s.auditList, viewer...)
+	e.GET("/audit/export", s.auditExport, viewer...)
 
-	// Approver: requireRole(auth.RoleApprover) — no routes yet.
+	// Approver: decides change requests (the store refuses self-approval).
+	approver := []echo.MiddlewareFunc{requireRole(auth.RoleApprover)}
+	e.POST("/approvals/:id/approve", s.approvalsApprove, approver...)
+	e.POST("/approvals/:id/reject", s.approvalsReject, approver...)
 
 	// Admin.
 	admin := []echo.MiddlewareFunc{requireRole(auth.RoleAdmin)}
@@ -47,4 +55,11 @@ func (s *Server) routes() {
 	e.POST("/users/:id/roles", s.usersRoles, admin...)
 	e.POST("/users/:id/disabled", s.usersDisabled, admin...)
 	e.POST("/users/:id/password", s.usersPassword, admin...)
+	e.POST("/tools/:name/policy", s.toolPolicySave, admin...)
+	e.POST("/tools/:name/policy/preview", s.toolPolicyPreview, admin...)
+	e.GET("/tools/:name/actions/:kind", s.toolActionForm, admin...)
+	e.POST("/tools/:name/actions/:kind", s.toolActionSubmit, admin...)
+	e.POST("/approvals/:id/withdraw", s.approvalsWithdraw, admin...)
+	e.POST("/defaults", s.defaultsSave, admin...)
+	e.POST("/defaults/preview", s.defaultsPreview, admin...)
 }

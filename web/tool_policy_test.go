@@ -1,0 +1,199 @@
+package web
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// policyValues is the editor form of p at version, as a browser posts it.
+func policyValues(p policy.Policy, version int64) url.Values {
+	f := policyForm(p)
+	v := url.Values{
+		"version": {strconv.FormatInt(version, 10)}, "timeout_ms": {f.TimeoutMS}, "deadline_ms": {f.DeadlineMS},
+		"max_response_bytes": {f.MaxResponseBytes}, "retry.attempts": {f.Attempts}, "retry.backoff_ms": {f.BackoffMS},
+		"retry.multiplier": {f.Multiplier}, "circuit_breaker.threshold": {f.BreakerThreshold},
+		"circuit_breaker.reset_ms": {f.BreakerResetMS}, "idempotency_key.header": {f.KeyHeader},
+		"idempotency_key.source": {f.KeySource},
+	}
+	for name, on := range map[string]bool{"exposed": f.Exposed, "retry.jitter": f.Jitter, "idempotent": f.Idempotent, "idempotency_key": f.KeyOn} {
+		if on {
+			v.Set(name, "true")
+		}
+	}
+	for _, s := range f.RetryOn {
+		v.Add("retry.retry_on", strconv.Itoa(s))
+	}
+	return v
+}
+
+// seedTools adds a GET and a DELETE tool.
+func seedTools(t *testing.T, a *testApp) (get, del *store.PolicyRecord) {
+	t.Helper()
+	get = store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_list", Method: "GET", Path: "/orders", Class: risk.Read})
+	del = store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
+	return get, del
+}
+
+func TestToolPolicyPageByRole(t *testing.T) {
+	a := newTestApp(t, true)
+	seedTools(t, a)
+	tests := []struct {
+		role        string
+		want, avoid []string
+	}{
+		{"admin", []string{`data-testid="risk-box"`, `data-testid="retry-box"`, `data-testid="policy-form"`, "Expose this tool…",
+			"Enable retry…", "method:DELETE", "DELETE · 1 attempt"}, []string{`data-testid="policy-facts"`}},
+		{"viewer", []string{`data-testid="risk-box"`, `data-testid="policy-facts"`, "DESTRUCTIVE"}, []string{`data-testid="policy-form"`, "Expose this tool…"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.role, func(t *testing.T) {
+			rec := a.do(request{method: "GET", path: "/tools/orders_delete/policy", cookie: a.sessionCookie(tt.role)})
+			wantStatus(t, rec, 200)
+			wantBody(t, rec, tt.want...)
+			for _, s := range tt.avoid {
+				if strings.Contains(rec.Body.String(), s) {
+					t.Errorf("%s sees %q", tt.role, s)
+				}
+			}
+		})
+	}
+}
+
+func TestToolPolicyPreviewFragment(t *testing.T) {
+	a := newTestApp(t, true)
+	get, del := seedTools(t, a)
+	admin := a.sessionCookie("admin")
+	v := policyValues(get.Policy, get.Version)
+	v.Set("retry.attempts", "5")
+	v.Set("deadline_ms", "6000")
+	rec := a.do(request{method: "POST", path: "/tools/orders_list/policy/preview", form: v, cookie: admin, csrf: true,
+		header: map[string]string{"HX-Request": "true"}})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="policy-preview"`, "up to 5 attempts", `data-testid="worst-case">6 s<`, "Warning: only 1 of 5 attempts fit")
+	if strings.Contains(rec.Body.String(), "<html") {
+		t.Error("HTMX preview returned a whole page")
+	}
+	// Exposing a DESTRUCTIVE tool shows that it needs approval.
+	v = policyValues(del.Policy, del.Version)
+	v.Set("exposed", "true")
+	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy/preview", form: v, cookie: admin, csrf: true,
+		header: map[string]string{"HX-Request": "true"}})
+	wantBody(t, rec, `data-testid="needs-approval"`, "Expose a destructive or privileged tool")
+	// Without JavaScript the preview is the whole page with the values kept.
+	v.Set("timeout_ms", "4321")
+	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy/preview", form: v, cookie: admin, csrf: true})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, "<html", `value="4321"`, `data-testid="needs-approval"`)
+}
+
+func TestToolPolicySaveAndConflict(t *testing.T) {
+	ctx := context.Background()
+	a := newTestApp(t, true)
+	get, _ := seedTools(t, a)
+	admin := a.sessionCookie("admin")
+	first := policyValues(get.Policy, get.Version)
+	first.Set("timeout_ms", "1500")
+	first.Set("return_to", "https://evil.example/")
+	rec := a.do(request{method: "POST", path: "/tools/orders_list/policy", form: first, cookie: admin, csrf: true})
+	wantStatus(t, rec, 303)
+	if loc := rec.Header().Get("Location"); loc != "/?done=saved" {
+		t.Errorf("redirect to %q: return_to must stay on this site", loc)
+	}
+	// A second admin saves from the same (now stale) version: 409 with the
+	// current values and their own in a reapply form.
+	second := policyValues(get.Policy, get.Version)
+	second.Set("deadline_ms", "12000")
+	rec = a.do(request{method: "POST", path: "/tools/orders_list/policy", form: second, cookie: admin, csrf: true})
+	wantStatus(t, rec, 409)
+	wantBody(t, rec, `data-testid="policy-conflict"`, "Reapply my changes", `value="12000"`,
+		`name="version" value="`+strconv.FormatInt(get.Version+1, 10)+`"`, "<code>timeout_ms</code>")
+	stored, _ := a.db.ToolPolicy(ctx, get.ToolID)
+	if stored.Policy.TimeoutMS != 1500 || stored.Policy.DeadlineMS == 12000 {
+		t.Fatalf("stored %+v after the conflict", stored.Policy)
+	}
+	// Reapplying at the current version keeps both changes? No: the form
+	// holds the second admin's values, timeout included, which they saw.
+	second.Set("version", strconv.FormatInt(stored.Version, 10))
+	rec = a.do(request{method: "POST", path: "/tools/orders_list/policy", form: second, cookie: admin, csrf: true})
+	wantStatus(t, rec, 303)
+	if stored, _ = a.db.ToolPolicy(ctx, get.ToolID); stored.Policy.DeadlineMS != 12000 {
+		t.Fatalf("reapply stored %+v", stored.Policy)
+	}
+}
+
+func TestToolPolicySaveRefusals(t *testing.T) {
+	a := newTestApp(t, true)
+	_, del := seedTools(t, a)
+	admin := a.sessionCookie("admin")
+	tests := []struct {
+		name  string
+		set   map[string]string
+		want  []string
+		field string
+	}{
+		{"expose a DELETE tool", map[string]string{"exposed": "true"}, []string{"needs an explicit action"}, ""},
+		{"DELETE attempts above 1", map[string]string{"retry.attempts": "3"}, []string{"needs an explicit action"}, ""},
+		{"not a number", map[string]string{"timeout_ms": "soon"}, []string{"Enter a whole number.", `value="soon"`}, "timeout_ms"},
+		{"out of range", map[string]string{"timeout_ms": "5"}, []string{`data-testid="field-error"`}, "timeout_ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := policyValues(del.Policy, del.Version)
+			for k, x := range tt.set {
+				v.Set(k, x)
+			}
+			rec := a.do(request{method: "POST", path: "/tools/orders_delete/policy", form: v, cookie: admin, csrf: true})
+			wantStatus(t, rec, 400)
+			wantBody(t, rec, tt.want...)
+			if tt.field != "" {
+				wantBody(t, rec, `id="pf-`+tt.field+`"`, `aria-invalid`)
+			}
+		})
+	}
+	if stored, _ := a.db.ToolPolicy(context.Background(), del.ToolID); stored.Version != del.Version {
+		t.Fatal("a refused save was stored")
+	}
+}
+
+func TestExplicitActionCreatesARequest(t *testing.T) {
+	ctx := context.Background()
+	a := newTestApp(t, true)
+	_, del := seedTools(t, a)
+	admin := a.sessionCookie("admin")
+	rec := a.do(request{method: "GET", path: "/tools/orders_delete/actions/expose", cookie: admin})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="explicit-action"`, `name="confirm_name"`, "<code>exposed</code>")
+	rec = a.do(request{method: "GET", path: "/tools/orders_delete/actions/retry", cookie: admin})
+	wantBody(t, rec, "Sending an idempotency key does not make an API idempotent")
+
+	form := url.Values{"reason": {"the cleanup job deletes expired orders"}, "confirm_name": {"orders_list"}}
+	rec = a.do(request{method: "POST", path: "/tools/orders_delete/actions/expose", form: form, cookie: admin, csrf: true})
+	wantStatus(t, rec, 400)
+	wantBody(t, rec, "Type the tool&#39;s name, orders_delete, exactly", "the cleanup job deletes expired orders")
+
+	form.Set("confirm_name", "orders_delete")
+	rec = a.do(request{method: "POST", path: "/tools/orders_delete/actions/expose", form: form, cookie: admin, csrf: true})
+	wantStatus(t, rec, 303)
+	if stored, _ := a.db.ToolPolicy(ctx, del.ToolID); stored.Policy.Exposed {
+		t.Fatal("the tool was exposed before approval")
+	}
+	rec = a.do(request{method: "GET", path: "/tools/orders_delete/policy?done=requested", cookie: admin})
+	wantBody(t, rec, `data-testid="pending-request"`, "Withdraw my request", "the cleanup job deletes expired orders", "Change request created")
+
+	// Retry with a key on the DELETE tool: one request with key and attempts.
+	retry := url.Values{"reason": {"upstream dedups"}, "confirm_name": {"orders_delete"}, "mode": {"key"},
+		"header": {"Idempotency-Key"}, "source": {"generated"}, "attempts": {"3"}}
+	rec = a.do(request{method: "POST", path: "/tools/orders_delete/actions/retry", form: retry, cookie: admin, csrf: true})
+	wantStatus(t, rec, 303)
+	reqs, _ := a.db.ChangeRequests(ctx, store.ChangeRequestFilter{Pending: true})
+	if len(reqs) != 2 || reqs[1].Kind != store.KindEnableMutationRetry {
+		t.Fatalf("pending = %+v", reqs)
+	}
+}
