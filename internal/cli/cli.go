@@ -29,6 +29,7 @@ type commands struct {
 	User    userCmd    `cmd:"" help:"Manage console users."`
 	Audit   auditCmd   `cmd:"" help:"Check the audit log."`
 	Inspect inspectCmd `cmd:"" help:"Parse an API description and classify every operation, without a database."`
+	Import  importCmd  `cmd:"" help:"Import an API description into a source (re-import shows and applies the diff)."`
 	Version versionCmd `cmd:"" help:"Print the toolgate version."`
 	Help    helpCmd    `cmd:"" help:"Show help for toolgate or one of its commands."`
 	Bundle  bundleCmd  `cmd:"" help:"Work with signed policy bundles (verify)."`

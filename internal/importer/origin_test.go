@@ -1,6 +1,10 @@
 package importer
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/openapi"
+)
 
 func TestNormalizeOrigin(t *testing.T) {
 	tests := []struct {
@@ -36,5 +40,17 @@ func TestSourceNamePattern(t *testing.T) {
 		if SourceNamePattern.MatchString(name) != ok {
 			t.Errorf("%q: want ok=%v", name, ok)
 		}
+	}
+}
+
+func TestDigest(t *testing.T) {
+	a := []openapi.File{{Name: "a.yaml", Data: []byte("x")}, {Name: "b.yaml", Data: []byte("y")}}
+	b := []openapi.File{a[1], a[0]}
+	c := []openapi.File{{Name: "a.yaml", Data: []byte("xb.yaml")}, {Name: "", Data: []byte("y")}}
+	if Digest(a) != Digest(b) {
+		t.Error("order changes the digest")
+	}
+	if Digest(a) == Digest(c) {
+		t.Error("concatenation collides")
 	}
 }

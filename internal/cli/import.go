@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/importer"
+	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// importCmd stores an API description as a source, or re-imports it and
+// applies the diff. A first import applies at once (nothing is lost); a
+// re-import that changes something asks for confirmation unless --yes.
+type importCmd struct {
+	dataDirFlag `embed:""`
+	Source      string `required:"" help:"Source name: 1-40 of a-z, 0-9, '-', '_' (e.g. petstore)."`
+	Origin      string `help:"scheme://host[:port] the API is served from; required when the document names no absolute server."`
+	Root        string `help:"Root document of a directory set, relative to it, when several files could be the root."`
+	MaxBytes    int64  `name:"max-bytes" help:"Refuse input larger than this many bytes (default 25 MiB)."`
+	Yes         bool   `help:"Apply a re-import's diff without asking."`
+	Path        string `arg:"" help:"OpenAPI 2.0/3.0/3.1 file (JSON or YAML), or a directory holding a multi-file set."`
+}
+
+// Run parses, previews, prints the diff and applies it, audited as
+// "cli:<os user>".
+func (c *importCmd) Run(ctx context.Context, env *Env) error {
+	if !importer.SourceNamePattern.MatchString(c.Source) {
+		return Exit(2, fmt.Errorf("--source %q: use 1-40 of a-z, 0-9, '-' or '_', starting with a letter or digit", c.Source))
+	}
+	if c.Origin != "" {
+		if _, err := importer.NormalizeOrigin(c.Origin); err != nil {
+			return Exit(2, fmt.Errorf("--origin: %w", err))
+		}
+	}
+	digest, err := digestPath(c.Path)
+	if err != nil {
+		return Exit(1, fmt.Errorf("import %s: %w", c.Path, err))
+	}
+	doc, err := openapi.LoadPath(c.Path, openapi.Options{Root: c.Root, MaxBytes: c.MaxBytes})
+	if err != nil {
+		return Exit(1, oneLineError{fmt.Errorf("import %s: %w", c.Path, err)})
+	}
+	db, err := openStore(ctx, c.DataDir, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	pv, err := db.PreviewImport(ctx, c.Source, c.Origin, doc)
+	if err != nil {
+		return userError(err)
+	}
+	writePlan(env.Stdout, c.Source, pv)
+	if pv.Source != nil && pv.Plan.Empty() {
+		fmt.Fprintln(env.Stdout, "nothing changes; storing the new revision")
+	}
+	if pv.Source != nil && !pv.Plan.Empty() && !c.Yes && !confirm(env, "Apply this diff?") {
+		return Exit(1, errors.New("not applied (answer y, or pass --yes)"))
+	}
+	res, err := db.ImportSource(ctx, cliActor(), store.SourceImport{Name: c.Source, Origin: c.Origin, Doc: doc,
+		DocumentSHA256: digest, BaseRevision: pv.BaseRevision})
+	if err != nil {
+		return userError(err)
+	}
+	fmt.Fprintf(env.Stdout, "imported %s revision %d: %d tools (%d exposed), %d removed kept as history\n",
+		res.Source.Name, res.Source.Revision, res.Source.Total(), res.Source.Exposed, res.Source.Removed)
+	return nil
+}
+
+// userError turns refusals the store explains into exit status 1 with the
+// explanation; anything else stays internal.
+func userError(err error) error {
+	switch apperr.CodeOf(err) {
+	case apperr.Invalid, apperr.Conflict, apperr.NotFound:
+		return Exit(1, errors.New(apperr.MessageOf(err)))
+	}
+	return err
+}
+
+// cliActor names the person at the terminal in the audit log.
+func cliActor() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return "cli:" + u.Username
+	}
+	return "cli:unknown"
+}
+
+func confirm(env *Env, question string) bool {
+	fmt.Fprintf(env.Stdout, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+// digestPath is importer.Digest of the file, or of every regular file under
+// the directory (names relative to it).
+func digestPath(p string) (string, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return "", err
+	}
+	if !info.IsDir() {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		return importer.Digest([]openapi.File{{Name: filepath.Base(p), Data: b}}), nil
+	}
+	var files []openapi.File
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(p, path)
+		files = append(files, openapi.File{Name: filepath.ToSlash(rel), Data: b})
+		return nil
+	})
+	return importer.Digest(files), err
+}
+
+// writePlan prints the diff: one line per added, restored, changed or
+// removed tool, with what changed and any suspension.
+func writePlan(w io.Writer, source string, pv *store.ImportPreview) {
+	p := pv.Plan
+	if pv.Source == nil {
+		fmt.Fprintf(w, "new source %s (origin %s): %d tools\n", source, pv.Origin, len(p.Changes))
+	} else {
+		fmt.Fprintf(w, "re-import of %s (revision %d): %d added, %d restored, %d changed, %d removed, %d unchanged\n",
+			source, pv.BaseRevision, p.Count(importer.Added), p.Count(importer.Restored), p.Count(importer.Changed),
+			p.Count(importer.Removed), p.Count(importer.Unchanged))
+	}
+	for _, c := range p.Changes {
+		if c.Kind == importer.Unchanged {
+			continue
+		}
+		fmt.Fprintf(w, "  %-9s %-40s %-7s %s  %s\n", c.Kind, c.Tool, c.Method, printable(c.Path), c.Class)
+		for _, f := range c.Fields {
+			fmt.Fprintf(w, "            %s: %s -> %s\n", f.Field, printable(f.Before), printable(f.After))
+		}
+		if c.Suspend != "" {
+			fmt.Fprintf(w, "            exposure suspended: %s\n", c.Suspend)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const importDoc = `openapi: 3.0.3
+info: {title: Pets, version: "1"}
+servers: [{url: https://pets.example.com}]
+paths:
+  /pets:
+    get: {operationId: listPets, responses: {"200": {description: ok}}}
+  /pets/{id}:
+    delete:
+      operationId: deletePet
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"204": {description: gone}}
+`
+
+func runImport(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := Run(context.Background(), append([]string{"import"}, args...), func(string) string { return "" },
+		strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func TestImportCommand(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	doc := filepath.Join(dir, "pets.yaml")
+	if err := os.WriteFile(doc, []byte(importDoc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runImport(t, "", "--data-dir", data, "--source", "pets", doc)
+	if err != nil || !strings.Contains(out, "new source pets (origin https://pets.example.com): 2 tools") ||
+		!strings.Contains(out, "imported pets revision 1: 2 tools (0 exposed)") {
+		t.Fatalf("first import: %v\n%s", err, out)
+	}
+
+	// A re-import that removes an operation asks first; "n" applies nothing.
+	if err := os.WriteFile(doc, []byte(strings.SplitN(importDoc, "  /pets/{id}:", 2)[0]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runImport(t, "n\n", "--data-dir", data, "--source", "pets", doc)
+	if ExitCode(err, &bytes.Buffer{}) != 1 || !strings.Contains(out, "removed   deletePet") {
+		t.Fatalf("declined re-import: %v\n%s", err, out)
+	}
+	out, _, err = runImport(t, "", "--data-dir", data, "--source", "pets", "--yes", doc)
+	if err != nil || !strings.Contains(out, "revision 2: 1 tools (0 exposed), 1 removed kept as history") {
+		t.Fatalf("re-import --yes: %v\n%s", err, out)
+	}
+
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"bad source name", []string{"--source", "Pets", doc}, 2, "--source"},
+		{"origin with a path", []string{"--source", "x", "--origin", "https://h.example/v1", doc}, 2, "no path"},
+		{"missing file", []string{"--source", "x", filepath.Join(dir, "nope.yaml")}, 1, "nope.yaml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := runImport(t, "", append([]string{"--data-dir", data}, tt.args...)...)
+			var stderr bytes.Buffer
+			if code := ExitCode(err, &stderr); code != tt.code || !strings.Contains(stderr.String(), tt.msg) {
+				t.Errorf("exit %d (%s), want %d containing %q", code, stderr.String(), tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+func TestImportCommandNeedsAnOrigin(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "rel.yaml")
+	if err := os.WriteFile(doc, []byte(strings.Replace(importDoc, "https://pets.example.com", "/v1", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runImport(t, "", "--data-dir", filepath.Join(dir, "data"), "--source", "rel", doc)
+	var stderr bytes.Buffer
+	if ExitCode(err, &stderr) != 1 || !strings.Contains(stderr.String(), "give the origin") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+}
