@@ -1,0 +1,31 @@
+package web
+
+import (
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// sourcesApply applies a previewed re-import (admin). The form carries the
+// digest of the previewed upload and the revision the diff was computed
+// against; a preview that expired, was applied already, or was overtaken
+// by another import is refused and nothing changes.
+func (s *Server) sourcesApply(c echo.Context) error {
+	name, digest := c.Param("name"), c.FormValue("digest")
+	base, err := strconv.ParseInt(c.FormValue("base_revision"), 10, 64)
+	if digest == "" || err != nil {
+		return apperr.Invalidf("The preview form is incomplete: upload the document again.")
+	}
+	p, ok := s.imports.take(name, digest, s.deps.Store.Now())
+	if !ok {
+		return apperr.Conflictf("This preview has expired or was applied already: upload the document again to see the current diff.")
+	}
+	if _, err := s.deps.Store.ImportSource(c.Request().Context(), currentUser(c).Email, store.SourceImport{
+		Name: name, Origin: p.origin, Doc: p.doc, DocumentSHA256: digest, BaseRevision: base}); err != nil {
+		return err
+	}
+	return seeOther(c, "/sources/"+name+"?done=reimported")
+}

@@ -1,0 +1,199 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/securecookie"
+
+	"github.com/toolgate/toolgate/internal/auth"
+
+	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// importDoc stores yaml as source name through the store.
+func (a *testApp) importDoc(name, yaml string) {
+	a.t.Helper()
+	doc, err := openapi.LoadBytes(name+".yaml", []byte(yaml), openapi.Options{})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if _, err := a.db.ImportSource(context.Background(), "test", store.SourceImport{Name: name, Doc: doc}); err != nil {
+		a.t.Fatal(err)
+	}
+}
+
+// manyOps is a document with n GET and n DELETE operations.
+func manyOps(n int) string {
+	var b strings.Builder
+	b.WriteString("openapi: 3.0.3\ninfo: {title: Many, version: \"1\"}\nservers: [{url: https://many.example.com}]\npaths:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  /things%04d:\n    get: {operationId: getThing%04d, tags: [t%d], responses: {\"200\": {description: ok}}}\n", i, i, i%3)
+		fmt.Fprintf(&b, "    delete: {operationId: deleteThing%04d, responses: {\"204\": {description: ok}}}\n", i)
+	}
+	return b.String()
+}
+
+func (a *testApp) get(path, role string, header map[string]string) string {
+	a.t.Helper()
+	rec := a.do(request{method: "GET", path: path, cookie: a.sessionCookie(role), header: header})
+	wantStatus(a.t, rec, 200)
+	return rec.Body.String()
+}
+
+func TestToolsFiltersAndPages(t *testing.T) {
+	a := newTestApp(t, true)
+	a.importDoc("many", manyOps(60))
+	a.importDoc("pets", petsDoc(""))
+	tests := []struct {
+		query      string
+		count      string
+		has, lacks []string
+	}{
+		{"", "124 tools · page 1 of 3", []string{"createPet", `rel="next"`}, []string{`rel="prev"`}},
+		{"?page=3", "124 tools · page 3 of 3", []string{`rel="prev"`}, []string{`rel="next"`}},
+		{"?class=DESTRUCTIVE", "61 tools", []string{"deletePet", "DELETE · 1 attempt (not idempotent)"}, []string{"getThing0001"}},
+		{"?method=get&source=pets", "2 tools", []string{"listPets", "GET · 2 attempts"}, []string{"createPet"}},
+		{"?tag=t1&source=many", "20 tools", []string{"getThing0001"}, []string{"getThing0002<"}},
+		{"?q=show", "1 tools", []string{"getPet"}, nil},
+		{"?exposure=exposed", "0 tools", nil, []string{"getPet"}},
+		{"?sort=class&dir=desc&source=pets", "4 tools", []string{`aria-sort="descending"`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			body := a.get("/tools"+tt.query, "viewer", nil)
+			wantBody(t, httpBody(body), append([]string{tt.count}, tt.has...)...)
+			for _, s := range tt.lacks {
+				if strings.Contains(body, s) {
+					t.Errorf("body has %q", s)
+				}
+			}
+		})
+	}
+	// The filter state survives in the form and the links.
+	body := a.get("/tools?class=DESTRUCTIVE&source=many", "viewer", nil)
+	wantBody(t, httpBody(body), `<option value="DESTRUCTIVE" selected`, `href="/tools?class=DESTRUCTIVE&amp;page=2&amp;source=many"`)
+	// HTMX gets the results fragment only.
+	frag := a.get("/tools?class=DESTRUCTIVE", "viewer", map[string]string{"HX-Request": "true"})
+	if strings.Contains(frag, "<html") || !strings.Contains(frag, `data-testid="tools-table"`) {
+		t.Errorf("HTMX response is not the fragment: %.200s", frag)
+	}
+	// Viewers get no bulk controls; admins do.
+	if strings.Contains(body, `name="tool"`) || !strings.Contains(a.get("/tools", "admin", nil), `name="tool"`) {
+		t.Error("bulk checkboxes shown to the wrong role")
+	}
+}
+
+func TestToolsBulkSkipReport(t *testing.T) {
+	a := newTestApp(t, true)
+	a.importDoc("pets", petsDoc(""))
+	form := url.Values{"action": {"expose"}, "tool": {"listPets", "deletePet", "createPet"}}
+	rec := a.do(request{method: "POST", path: "/tools/bulk", cookie: a.sessionCookie("admin"), csrf: true, form: form})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, "Expose selected: confirm", `data-testid="bulk-skipped"`, "deletePet", "R10", `name="tool" value="createPet"`)
+	if tool, _ := a.db.ToolByName(context.Background(), "listPets"); tool.Exposed {
+		t.Fatal("the review page changed something")
+	}
+	rec = a.do(request{method: "POST", path: "/tools/bulk/apply", cookie: a.sessionCookie("admin"), csrf: true, form: form})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, "Expose selected: done", "Changed (2)", "Skipped (1)")
+	if tool, _ := a.db.ToolByName(context.Background(), "deletePet"); tool.Exposed {
+		t.Error("bulk exposed a DESTRUCTIVE tool")
+	}
+	if tool, _ := a.db.ToolByName(context.Background(), "createPet"); !tool.Exposed {
+		t.Error("createPet not exposed")
+	}
+}
+
+func TestToolsEscapeDocumentText(t *testing.T) {
+	a := newTestApp(t, true)
+	a.importDoc("evil", strings.Replace(petsDoc(""), "summary: Show a pet",
+		`summary: "<script>alert(1)</script>", description: "<b>bold</b> <img src=x onerror=alert(2)>"`, 1))
+	for _, path := range []string{"/tools?source=evil", "/tools/getPet"} {
+		body := a.get(path, "viewer", nil)
+		if strings.Contains(body, "<script>alert(1)") || strings.Contains(body, "<b>bold") || strings.Contains(body, "<img src=x") {
+			t.Errorf("%s renders document text as HTML", path)
+		}
+		wantBody(t, httpBody(body), "&lt;script&gt;alert(1)&lt;/script&gt;")
+	}
+}
+
+func TestToolDetailAndRaise(t *testing.T) {
+	a := newTestApp(t, true)
+	a.importDoc("pets", petsDoc(""))
+	body := a.get("/tools/deletePet", "viewer", nil)
+	wantBody(t, httpBody(body), `data-testid="risk-reasons"`, "method:DELETE", `data-testid="policy-summary"`, "DELETE · 1 attempt",
+		`data-testid="tool-params"`, "none (no authentication)")
+	if strings.Contains(body, `data-testid="raise-risk"`) {
+		t.Error("viewer sees the raise form")
+	}
+	wantBody(t, httpBody(a.get("/tools/getPet", "admin", nil)), `data-testid="raise-risk"`, `<option value="PRIVILEGED">`)
+
+	post := func(form url.Values) *testRec {
+		return &testRec{a.do(request{method: "POST", path: "/tools/getPet/risk", cookie: a.sessionCookie("admin"), csrf: true, form: form})}
+	}
+	r := post(url.Values{"class": {"PRIVILEGED"}, "reason": {""}})
+	wantStatus(t, r.ResponseRecorder, 400)
+	wantBody(t, r.ResponseRecorder, "Say why")
+	r = post(url.Values{"class": {"PRIVILEGED"}, "reason": {"it returns API keys"}})
+	wantStatus(t, r.ResponseRecorder, 303)
+	wantBody(t, httpBody(a.get("/tools/getPet?done=raised", "viewer", nil)), "Risk class raised.", `data-testid="risk-override"`, "it returns API keys")
+	if tool, _ := a.db.ToolByName(context.Background(), "getPet"); tool.Class.String() != "PRIVILEGED" {
+		t.Errorf("class %v", tool.Class)
+	}
+}
+
+// BenchmarkToolsPage renders the tools page over 1,000 operations (the
+// first page, a filtered and sorted later page, and a text search) through
+// the whole handler stack: session, SQL, policy summaries and templ.
+func BenchmarkToolsPage(b *testing.B) {
+	ctx := context.Background()
+	db := store.MustOpen(b)
+	u, err := db.CreateUser(ctx, "bench", store.NewUser{Email: "viewer@example.com", PasswordHash: "x", Roles: []auth.Role{auth.RoleViewer}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, err := openapi.LoadBytes("many.yaml", []byte(manyOps(500)), openapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.ImportSource(ctx, "bench", store.SourceImport{Name: "many", Doc: doc}); err != nil {
+		b.Fatal(err)
+	}
+	keys := [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)}
+	srv, err := New(ctx, Deps{Store: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Config: testConfig(), SessionKeys: keys})
+	if err != nil {
+		b.Fatal(err)
+	}
+	token, err := db.Login(ctx, u, "bench", store.SessionPolicy{Idle: time.Hour, Absolute: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err := securecookie.EncodeMulti(sessionCookie, map[any]any{sessionKeyID: token}, srv.cookies.Codecs...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range []string{"/tools", "/tools?class=DESTRUCTIVE&sort=path&dir=desc&page=5", "/tools?q=thing01"} {
+		b.Run(path, func(b *testing.B) {
+			for b.Loop() {
+				req := httptest.NewRequest("GET", path, nil)
+				req.AddCookie(&http.Cookie{Name: sessionCookie, Value: v})
+				rec := httptest.NewRecorder()
+				srv.ServeHTTP(rec, req)
+				if rec.Code != 200 {
+					b.Fatalf("status %d", rec.Code)
+				}
+			}
+		})
+	}
+}
