@@ -22,6 +22,8 @@ func navEntries() []navEntry {
 	everyone := []auth.Role{auth.RoleViewer, auth.RoleApprover, auth.RoleAdmin}
 	return []navEntry{
 		{Label: "Dashboard", Href: "/", Roles: everyone},
+		{Label: "Bundles", Href: "/bundles", Roles: everyone},
+		{Label: "Runtimes", Href: "/runtimes", Roles: everyone},
 		{Label: "Users", Href: "/users", Roles: []auth.Role{auth.RoleAdmin}},
 		{Label: "Approvals", Href: "/approvals", Roles: everyone},
 		{Label: "Defaults", Href: "/defaults", Roles: everyone},

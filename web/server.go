@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -31,6 +33,9 @@ type Deps struct {
 	SessionKeys [][]byte
 	// Throttle limits failed sign-ins; nil means auth.DefaultThrottle.
 	Throttle *auth.Throttle
+	// Keys holds the bundle signing keys (DATA_DIR/keys); New creates the
+	// first one. nil: publishing and key pages answer that there is no key.
+	Keys *bundle.KeyDir
 }
 
 // Server is the console's HTTP handler.
@@ -44,6 +49,8 @@ type Server struct {
 	// dummyHash is checked against for unknown emails; made on first use
 	// (hashing is deliberately slow, and most servers never need it).
 	dummyHash func() (string, error)
+	// pub is the publishing side: signing keys, runtime API, fleet.
+	pub *publishing
 }
 
 // New builds the server and registers every route. When the database has no
@@ -76,11 +83,22 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	s.echo.HTTPErrorHandler = s.handleError
 	s.echo.IPExtractor = echo.ExtractIPDirect()
 	s.routes()
+	if err := s.initPublishing(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+// The runtime API (/api/) is a separate echo instance: no session, CSRF or
+// HTML error middleware ever runs on it (see api_server.go).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/") {
+		s.pub.api.ServeHTTP(w, r)
+		return
+	}
+	s.echo.ServeHTTP(w, r)
+}
 
 // Echo exposes the router, for tests that enumerate routes.
 func (s *Server) Echo() *echo.Echo { return s.echo }

@@ -8,8 +8,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/web"
@@ -46,7 +48,10 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	defer ln.Close()
 	cfg = cfg.WithListenAddr(ln.Addr())
-	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys})
+	// Bundle signing keys live in files next to the database (see
+	// bundle.KeyDir); web.New creates the first one.
+	signing := &bundle.KeyDir{Path: filepath.Join(cfg.DataDir, "keys")}
+	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys, Keys: signing})
 	if err != nil {
 		return err
 	}

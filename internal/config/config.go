@@ -20,6 +20,9 @@ type Config struct {
 	BaseURL       string        `name:"base-url" env:"TOOLGATE_BASE_URL" help:"Public URL of the console, used in links (default http://ADDR). An https URL makes cookies Secure."`
 	SessionIdle   time.Duration `name:"session-idle" env:"TOOLGATE_SESSION_IDLE" default:"1h" help:"A session ends after this long without a request."`
 	SessionMaxAge time.Duration `name:"session-max-age" env:"TOOLGATE_SESSION_MAX_AGE" default:"12h" help:"A session ends this long after sign-in."`
+	// RuntimeStaleAfter flags a runtime instance on the Runtimes page when
+	// it has not fetched a bundle for this long (0 means 10m).
+	RuntimeStaleAfter time.Duration `name:"runtime-stale-after" env:"TOOLGATE_RUNTIME_STALE_AFTER" default:"10m" help:"Flag runtime instances that have not fetched a bundle for this long."`
 }
 
 // DBPath is where the SQLite database lives.
@@ -54,6 +57,9 @@ func (c Config) Validate() error {
 	}
 	if c.SessionMaxAge < c.SessionIdle {
 		errs = append(errs, fmt.Errorf("--session-max-age / TOOLGATE_SESSION_MAX_AGE %s: want at least the idle timeout (%s)", c.SessionMaxAge, c.SessionIdle))
+	}
+	if c.RuntimeStaleAfter < 0 {
+		errs = append(errs, fmt.Errorf("--runtime-stale-after / TOOLGATE_RUNTIME_STALE_AFTER %s: want a positive duration, e.g. 10m", c.RuntimeStaleAfter))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid configuration:\n  %w", joinLines(errs))

@@ -1,0 +1,87 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/views"
+)
+
+// bundlesNotices are the ?done= messages after a redirect.
+var bundlesNotices = map[string]string{
+	"published":  "Published. Runtimes get the new bundle on their next fetch.",
+	"rolledback": "Old content republished as a new version.",
+}
+
+// bundlesPage is GET /bundles: current version, preview of the next one,
+// compare and history. Everyone may read it; only admins see the forms.
+func (s *Server) bundlesPage(c echo.Context) error {
+	m, err := s.bundlesView(c)
+	if err != nil {
+		return err
+	}
+	m.Notice = bundlesNotices[c.QueryParam("done")]
+	return render(c, http.StatusOK, views.BundlesPage(m))
+}
+
+func (s *Server) bundlesView(c echo.Context) (views.BundlesView, error) {
+	ctx := c.Request().Context()
+	m := views.BundlesView{Page: s.page(c, "Bundles"), CanPublish: currentUser(c).Has(auth.RoleAdmin)}
+	history, err := s.deps.Store.ListBundles(ctx)
+	if err != nil {
+		return m, err
+	}
+	for i, b := range history {
+		row := bundleRow(b)
+		row.Current = i == 0
+		m.History = append(m.History, row)
+	}
+	if len(m.History) > 0 {
+		m.Current = &m.History[0]
+	}
+	p, err := s.deps.Store.PreviewPublish(ctx)
+	switch code := apperr.CodeOf(err); {
+	case code == apperr.Invalid || code == apperr.Conflict:
+		m.Problem = apperr.MessageOf(err)
+	case err != nil:
+		return m, err
+	default:
+		m.NextToolCount = len(p.Next.Tools)
+		m.Changes = changesView(p.Changes)
+		for _, w := range p.Withheld {
+			m.Withheld = append(m.Withheld, views.WithheldRow{Tool: w.Tool, Reason: w.Reason})
+		}
+	}
+	return m, nil
+}
+
+func bundleRow(b *store.BundleRecord) views.BundleRow {
+	return views.BundleRow{Version: b.Version, IssuedAt: consoleTime(b.IssuedAt), ExpiresAt: consoleTime(b.ExpiresAt),
+		PublishedBy: b.PublishedBy, Note: b.Note, ToolCount: b.ToolCount, KeyID: b.KeyID, RollbackOf: b.RollbackOf}
+}
+
+// changesView converts a bundle diff for the views.
+func changesView(ch bundle.Changes) views.ChangesView {
+	v := views.ChangesView{ToolsAdded: ch.ToolsAdded, ToolsRemoved: ch.ToolsRemoved, SourcesAdded: ch.SourcesAdded,
+		SourcesRemoved: ch.SourcesRemoved, SourcesChanged: ch.SourcesChanged, Empty: ch.Empty()}
+	for _, t := range ch.ToolsChanged {
+		row := views.ToolChangeRow{Tool: t.Tool, Definition: t.Definition}
+		if t.RiskChanged() {
+			row.RiskBefore, row.RiskAfter = t.RiskBefore, t.RiskAfter
+		}
+		for _, f := range t.Policy {
+			row.Policy = append(row.Policy, views.FieldChangeRow{Field: f.Field, Before: f.Before, After: f.After})
+		}
+		v.ToolsChanged = append(v.ToolsChanged, row)
+	}
+	return v
+}
+
+// consoleTime is how the publishing pages show times: UTC, to the minute.
+func consoleTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }

@@ -1,0 +1,169 @@
+package web
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+func TestBundlesPublishFlow(t *testing.T) {
+	a := newPublishApp(t)
+	admin, viewer := a.sessionCookie("admin"), a.sessionCookie("viewer")
+	a.exposeTool("list_orders")
+
+	rec := a.do(request{method: "GET", path: "/bundles", cookie: admin})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="preview"`, `data-testid="tool-added"`, "list_orders", `data-testid="publish-form"`, "Nothing has been published yet")
+	rec = a.do(request{method: "GET", path: "/bundles", cookie: viewer})
+	wantStatus(t, rec, 200)
+	if strings.Contains(rec.Body.String(), "publish-form") {
+		t.Error("a viewer is offered the publish form")
+	}
+
+	rec = a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"first <publish>"}}})
+	wantStatus(t, rec, 303)
+	rec = a.do(request{method: "GET", path: "/bundles?done=published", cookie: admin})
+	wantBody(t, rec, `data-testid="current-version">v1<`, "first &lt;publish&gt;", `data-testid="no-changes"`, "Published.")
+
+	// A policy change shows up as a policy field change in the preview.
+	if _, err := a.db.Publish(t.Context(), store.PublishRequest{}); err == nil {
+		t.Fatal("publish without key accepted")
+	}
+	store.MustAddTool(t, a.db, store.FixtureTool{Source: "billing", Name: "list_invoices", Method: "GET", Path: "/invoices", Class: risk.Read, Exposed: true})
+	rec = a.do(request{method: "GET", path: "/bundles", cookie: admin})
+	wantBody(t, rec, `data-testid="publish-problem"`, "billing", "has no origin")
+	rec = a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"kept"}}})
+	wantStatus(t, rec, 400)
+	wantBody(t, rec, `data-testid="form-error"`, "billing")
+}
+
+func TestBundlesDownloadCompareRollback(t *testing.T) {
+	a := newPublishApp(t)
+	admin := a.sessionCookie("admin")
+	a.exposeTool("list_orders")
+	v1 := a.publish("one")
+	a.exposeTool("get_order")
+	a.publish("two")
+
+	rec := a.do(request{method: "GET", path: "/bundles/1/download", cookie: a.sessionCookie("viewer")})
+	wantStatus(t, rec, 200)
+	if rec.Header().Get("Content-Type") != "application/jose" ||
+		rec.Header().Get("Content-Disposition") != `attachment; filename="toolgate-bundle-v1.jws"` || rec.Body.String() != v1.Signed {
+		t.Fatalf("download headers %v", rec.Header())
+	}
+	if _, _, err := bundle.Verify(rec.Body.Bytes(), a.keySet(), bundle.VerifyOptions{Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, a.do(request{method: "GET", path: "/bundles/9/download", cookie: admin}), 404)
+
+	rec = a.do(request{method: "GET", path: "/bundles/compare?from=1&to=2", cookie: admin})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="tool-added"`, "get_order")
+	rec = a.do(request{method: "GET", path: "/bundles/compare?from=2&to=1", cookie: admin})
+	wantBody(t, rec, `data-testid="tool-removed"`, "get_order")
+
+	wantStatus(t, a.do(request{method: "POST", path: "/bundles/1/rollback", cookie: admin, csrf: true, form: url.Values{}}), 400)
+	rec = a.do(request{method: "POST", path: "/bundles/1/rollback", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}})
+	wantStatus(t, rec, 303)
+	latest, err := a.db.LatestBundle(t.Context())
+	if err != nil || latest.Version != 3 || latest.RollbackOf != 1 || latest.ToolCount != 1 {
+		t.Fatalf("after rollback: %+v, %v", latest, err)
+	}
+	wantBody(t, a.do(request{method: "GET", path: "/bundles", cookie: admin}), "rollback of v1")
+}
+
+func TestKeysRotateAndRetire(t *testing.T) {
+	a := newPublishApp(t)
+	admin := a.sessionCookie("admin")
+	first, _ := a.srv.pub.keys.Active()
+	a.exposeTool("list_orders")
+	a.publish("")
+
+	rec := a.do(request{method: "GET", path: "/keys", cookie: a.sessionCookie("viewer")})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, first.KeyID, "signs the current bundle")
+	if strings.Contains(rec.Body.String(), "rotate-form") {
+		t.Error("a viewer is offered rotation")
+	}
+	wantStatus(t, a.do(request{method: "POST", path: "/keys/rotate", cookie: admin, csrf: true, form: url.Values{}}), 400)
+	wantStatus(t, a.do(request{method: "POST", path: "/keys/rotate", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}), 303)
+	second, _ := a.srv.pub.keys.Active()
+	if second.KeyID == first.KeyID || len(a.keySet().Keys) != 2 {
+		t.Fatalf("rotation: active %s, published %v", second.KeyID, a.keySet().KeyIDs())
+	}
+	retire := func(kid string) int {
+		return a.do(request{method: "POST", path: "/keys/" + kid + "/retire", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}).Code
+	}
+	if got := retire(first.KeyID); got != 409 {
+		t.Fatalf("retiring the key of the current bundle: %d, want 409", got)
+	}
+	if got := retire(second.KeyID); got != 409 {
+		t.Fatalf("retiring the active key: %d, want 409", got)
+	}
+	if got := retire("nope"); got != 404 {
+		t.Fatalf("retiring an unknown key: %d", got)
+	}
+	rec = a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{}})
+	wantStatus(t, rec, 303)
+	if latest, _ := a.db.LatestBundle(t.Context()); latest.KeyID != second.KeyID {
+		t.Fatalf("v2 signed by %s, want the new key", latest.KeyID)
+	}
+	if got := retire(first.KeyID); got != 303 {
+		t.Fatalf("retire: %d", got)
+	}
+	if ids := a.keySet().KeyIDs(); len(ids) != 1 || ids[0] != second.KeyID {
+		t.Fatalf("published keys %v", ids)
+	}
+	entries, _ := a.db.AuditEntries(t.Context())
+	var actions []string
+	for _, e := range entries {
+		actions = append(actions, e.Action)
+	}
+	joined := strings.Join(actions, " ")
+	for _, want := range []string{"key.create", "key.rotate", "key.retire", "bundle.publish"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("audit lacks %s: %v", want, actions)
+		}
+	}
+}
+
+func TestTokensAndRuntimesPages(t *testing.T) {
+	a := newPublishApp(t)
+	admin := a.sessionCookie("admin")
+	rec := a.do(request{method: "POST", path: "/tokens", cookie: admin, csrf: true, form: url.Values{"name": {"checkout-prod"}}})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="new-token-value">tgr_`, "cannot be shown again")
+	if rec.Header().Get("Cache-Control") != "no-store" {
+		t.Error("the page with the token may be cached")
+	}
+	secret := strings.SplitN(strings.SplitN(rec.Body.String(), `data-testid="new-token-value">`, 2)[1], "<", 2)[0]
+	rec = a.do(request{method: "GET", path: "/tokens", cookie: admin})
+	if strings.Contains(rec.Body.String(), secret) {
+		t.Fatal("the token is shown again")
+	}
+	wantBody(t, rec, "checkout-prod", "never")
+	wantStatus(t, a.do(request{method: "POST", path: "/tokens", cookie: admin, csrf: true, form: url.Values{"name": {"checkout-prod"}}}), 409)
+
+	a.exposeTool("list_orders")
+	a.publish("")
+	a.publish("")
+	h := map[string]string{"Authorization": "Bearer " + secret, headerInstanceID: "pod-7", headerRuntimeName: "checkout", headerBundleVersion: "1"}
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 200)
+	rec = a.do(request{method: "GET", path: "/runtimes", cookie: a.sessionCookie("viewer")})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, "pod-7", "checkout", `data-testid="behind">1 behind`, "10m0s")
+	if strings.Contains(rec.Body.String(), `data-testid="stale"`) {
+		t.Error("an instance seen just now is flagged stale")
+	}
+	a.db.Now = func() time.Time { return time.Now().Add(11 * time.Minute) }
+	wantBody(t, a.do(request{method: "GET", path: "/runtimes", cookie: admin}), `data-testid="stale"`)
+
+	wantStatus(t, a.do(request{method: "POST", path: "/tokens/checkout-prod/revoke", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}), 303)
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 401)
+	wantBody(t, a.do(request{method: "GET", path: "/tokens", cookie: admin}), "revoked")
+}
