@@ -41,6 +41,8 @@ func TestBadInput(t *testing.T) {
 			"api.yaml:2:1: invalid JSON/YAML: found a tab character that violates indentation (while scanning a plain scalar)"},
 		{"syntax in a referenced file", []File{{"api.yaml", []byte(withRef("p.yaml#/x"))}, {"p.yaml", []byte("x: [\n")}},
 			Options{}, KindSyntax, "p.yaml:2:1: invalid JSON/YAML: did not find expected node content (while parsing a flow node)"},
+		{"syntax in a referenced JSON file", []File{{"api.yaml", []byte(withRef("p.json#/x"))}, {"p.json", []byte("{\"x\": {\n ,}}")}},
+			Options{}, KindSyntax, "p.json:2:2: invalid JSON/YAML: did not find expected node content (while parsing a flow node)"},
 		{"not OpenAPI", one("api.yaml", "title: x\n"), Options{}, KindNotOpenAPI,
 			"api.yaml: not an OpenAPI document: no top-level openapi or swagger key"},
 		{"a list", one("api.yaml", "- openapi\n- 3.0.0\n"), Options{}, KindNotOpenAPI,

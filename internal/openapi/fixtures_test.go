@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -67,13 +68,47 @@ func fixtures(tb testing.TB) []fixture {
 	return out
 }
 
+// corpusDocs caches each fixture's Document for the whole test binary. The
+// corpus is 8 MB and parsing it under -race was most of this package's test
+// time, paid once per test that reads it; tests only read the documents.
+var corpusDocs sync.Map // fixture path+root -> *corpusEntry
+
+type corpusEntry struct {
+	once sync.Once
+	doc  *Document
+	err  error
+}
+
+// loadFixture returns the fixture's Document, parsing it on first use.
+// Callers must not modify it: other tests share it.
+func loadFixture(tb testing.TB, fx fixture) *Document {
+	tb.Helper()
+	v, _ := corpusDocs.LoadOrStore(fx.path+"\x00"+fx.root, &corpusEntry{})
+	e := v.(*corpusEntry)
+	e.once.Do(func() { e.doc, e.err = LoadPath(fx.path, Options{Root: fx.root}) })
+	if e.err != nil {
+		tb.Fatalf("LoadPath %s: %v", fx.name, e.err)
+	}
+	return e.doc
+}
+
+// fixtureByName returns the INDEX.tsv row of one fixture file.
+func fixtureByName(tb testing.TB, name string) fixture {
+	tb.Helper()
+	for _, fx := range fixtures(tb) {
+		if fx.name == name {
+			return fx
+		}
+	}
+	tb.Fatalf("fixture %s is not in INDEX.tsv", name)
+	return fixture{}
+}
+
 func TestFixturesLoadWithIndexCounts(t *testing.T) {
 	for _, fx := range fixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			doc, err := LoadPath(fx.path, Options{})
-			if err != nil {
-				t.Fatalf("LoadPath: %v", err)
-			}
+			t.Parallel()
+			doc := loadFixture(t, fx)
 			if got := len(doc.Operations); got != fx.ops {
 				t.Errorf("operations = %d, want %d (INDEX.tsv)", got, fx.ops)
 			}

@@ -86,10 +86,8 @@ func TestFixtureInputSchemasCompile(t *testing.T) {
 	nameRe := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	for _, fx := range fixtures(t) {
 		t.Run(fx.name, func(t *testing.T) {
-			doc, err := LoadPath(fx.path, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			t.Parallel()
+			doc := loadFixture(t, fx)
 			seen := map[string]bool{}
 			for _, o := range doc.Operations {
 				if !nameRe.MatchString(o.Tool) || seen[o.Tool] {

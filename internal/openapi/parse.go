@@ -1,12 +1,14 @@
 package openapi
 
 import (
+	"bytes"
 	"errors"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/pb33f/go-yaml"
+	"github.com/pb33f/libopenapi/datamodel"
 )
 
 // parsedFile is one file of the set as a YAML node tree (JSON is YAML), in
@@ -28,11 +30,36 @@ var yamlLineRe = regexp.MustCompile(`line (\d+)(?:, column (\d+))?`)
 
 // parseFile decodes one file into nodes and checks its alias expansion.
 func parseFile(name string, data []byte) (*parsedFile, error) {
+	if doc := decodeJSON(data); doc != nil {
+		return fileFromNode(name, doc)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, syntaxError(name, err)
 	}
 	return fileFromNode(name, &doc)
+}
+
+// decodeJSON decodes a JSON object into the node tree yaml.Unmarshal would
+// build, with libopenapi's JSON decoder: yaml's scanner buffers a whole JSON
+// flow mapping before parsing it, which made the files of a multi-file set
+// the slowest part of an import. It returns nil for anything else (YAML,
+// invalid JSON), which yaml.Unmarshal then decodes or explains.
+func decodeJSON(data []byte) *yaml.Node {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' || trimmed[len(trimmed)-1] != '}' {
+		return nil
+	}
+	// BypassDocumentCheck accepts fragments (a file of schemas has no
+	// openapi key); on a decode error the library returns a stand-in
+	// scalar node instead of an error, hence the mapping check.
+	info, err := datamodel.ExtractSpecInfoWithConfig(data, &datamodel.DocumentConfiguration{
+		BypassDocumentCheck: true, SkipJSONConversion: true,
+	})
+	if err != nil || info.RootNode == nil || len(info.RootNode.Content) != 1 || info.RootNode.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	return info.RootNode
 }
 
 // fileFromNode checks an already decoded document node (ours, or the one
