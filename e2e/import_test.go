@@ -1,0 +1,48 @@
+package e2e
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/playwright-community/playwright-go"
+)
+
+// TestImportThroughTheBrowser is issue 3's console story: an admin uploads
+// an API description, filters the tools to DESTRUCTIVE, opens one, and
+// sees a risk reason next to the retry summary.
+func TestImportThroughTheBrowser(t *testing.T) {
+	a := startApp(t)
+	_, page := a.newPage(t, desktop)
+	must(t, goTo(page, a.setupURL))
+	must(t, page.GetByLabel("Email").Fill("admin@example.com"))
+	must(t, page.GetByLabel("Password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill(adminPassword))
+	must(t, page.GetByLabel("Repeat Password").Fill(adminPassword))
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create admin and sign in"}).Click())
+	visible(t, page.GetByTestId("dashboard"))
+
+	// Upload the document on the sources page.
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Sources"}).Click())
+	must(t, page.GetByLabel("Source name").Fill("orders"))
+	must(t, page.GetByLabel("Files").SetInputFiles(filepath.Join("testdata", "orders.yaml")))
+	shot(t, page, "01-import-form")
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Import"}).Click())
+	visible(t, page.GetByTestId("notice"))
+	visible(t, page.GetByTestId("count-DESTRUCTIVE"))
+	shot(t, page, "02-source")
+
+	// Filter the tools to DESTRUCTIVE (HTMX swaps the results, the URL follows).
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Show its tools"}).Click())
+	visible(t, page.GetByTestId("tools-table"))
+	if _, err := page.GetByLabel("Risk class").SelectOption(playwright.SelectOptionValues{Values: &[]string{"DESTRUCTIVE"}}); err != nil {
+		t.Fatal(err)
+	}
+	visible(t, page.GetByTestId("tools-count").GetByText("1 tools"))
+	must(t, page.WaitForURL("**/tools?*class=DESTRUCTIVE*"))
+	shot(t, page, "03-tools-destructive")
+
+	// Open the tool: a reason is shown beside the retry summary.
+	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "deleteOrder"}).Click())
+	visible(t, page.GetByTestId("risk-reasons").GetByText("method:DELETE"))
+	visible(t, page.GetByTestId("policy-summary").GetByText("DELETE · 1 attempt (not idempotent)"))
+	shot(t, page, "04-tool-detail")
+}
