@@ -24,6 +24,8 @@ func navEntries() []navEntry {
 		{Label: "Dashboard", Href: "/", Roles: everyone},
 		{Label: "Bundles", Href: "/bundles", Roles: everyone},
 		{Label: "Runtimes", Href: "/runtimes", Roles: everyone},
+		{Label: "Sources", Href: "/sources", Roles: everyone},
+		{Label: "Tools", Href: "/tools", Roles: everyone},
 		{Label: "Users", Href: "/users", Roles: []auth.Role{auth.RoleAdmin}},
 		{Label: "Approvals", Href: "/approvals", Roles: everyone},
 		{Label: "Defaults", Href: "/defaults", Roles: everyone},

@@ -49,6 +49,8 @@ type Server struct {
 	// dummyHash is checked against for unknown emails; made on first use
 	// (hashing is deliberately slow, and most servers never need it).
 	dummyHash func() (string, error)
+	// imports holds re-import uploads between preview and apply.
+	imports pendingImports
 	// pub is the publishing side: signing keys, runtime API, fleet.
 	pub *publishing
 }
