@@ -13,6 +13,7 @@ import (
 // bundleCmd groups the subcommands that work on signed bundles.
 type bundleCmd struct {
 	Verify bundleVerifyCmd `cmd:"" help:"Verify a signed bundle file offline against a public key (exit 0 valid, 1 refused, 2 unusable input)."`
+	Export bundleExportCmd `cmd:"" help:"Write a published bundle exactly as runtimes receive it (the JWS) to a file."`
 }
 
 // bundleVerifyCmd is `toolgate bundle verify`: what a runtime checks before

@@ -32,7 +32,10 @@ type commands struct {
 	Import  importCmd  `cmd:"" help:"Import an API description into a source (re-import shows and applies the diff)."`
 	Version versionCmd `cmd:"" help:"Print the toolgate version."`
 	Help    helpCmd    `cmd:"" help:"Show help for toolgate or one of its commands."`
-	Bundle  bundleCmd  `cmd:"" help:"Work with signed policy bundles (verify)."`
+	Bundle  bundleCmd  `cmd:"" help:"Work with signed policy bundles (verify, export)."`
+	Publish publishCmd `cmd:"" help:"Sign the exposed, approved tools as the next bundle version and print the version."`
+	Keys    keysCmd    `cmd:"" help:"Manage bundle signing keys (list, rotate, retire, export)."`
+	Token   tokenCmd   `cmd:"" help:"Create or revoke runtime tokens."`
 	Call    callCmd    `cmd:"" help:"Make one tool call through the executor and print the classified result as JSON (exit 0 ok, 1 classified error, 2 no call possible)."`
 	Runtime runtimeCmd `cmd:"" help:"Fetch and verify bundles from the console and serve their tools to agents over MCP (HTTP on loopback, or --stdio)."`
 
