@@ -91,6 +91,24 @@ func extensions(m *orderedmap.Map[string, *yaml.Node]) map[string]json.RawMessag
 	return out
 }
 
+// mergeExtensions applies the path item's x-… keys to each of its
+// operations, the operation's own value winning: a path-level marker such
+// as x-requires-admin describes every method under it, and the risk engine
+// must see it.
+func mergeExtensions(pathLevel, opLevel map[string]json.RawMessage) map[string]json.RawMessage {
+	if len(pathLevel) == 0 {
+		return opLevel
+	}
+	out := make(map[string]json.RawMessage, len(pathLevel)+len(opLevel))
+	for k, v := range pathLevel {
+		out[k] = v
+	}
+	for k, v := range opLevel {
+		out[k] = v
+	}
+	return out
+}
+
 // nodeValue decodes a YAML node into JSON-compatible Go values.
 func nodeValue(n *yaml.Node) any {
 	if n == nil {

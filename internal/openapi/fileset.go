@@ -126,6 +126,9 @@ func LoadZip(data []byte, opts Options) (*Document, error) {
 	var set FileSet
 	var total int64
 	for _, zf := range zr.File {
+		if err := checkZipName(zf.Name); err != nil {
+			return nil, err
+		}
 		if zf.FileInfo().IsDir() || !isSpecName(zf.Name) {
 			continue
 		}
@@ -145,6 +148,20 @@ func LoadZip(data []byte, opts Options) (*Document, error) {
 		set.Files = append(set.Files, File{Name: zf.Name, Data: b})
 	}
 	return Load(set, opts)
+}
+
+// checkZipName refuses the whole archive when any entry, even one that
+// would be ignored, has an absolute name or climbs out with "..": such an
+// archive was made to escape a directory, not to describe an API. archive/zip
+// only reports these under GODEBUG=zipinsecurepath=0.
+func checkZipName(name string) error {
+	switch {
+	case strings.HasPrefix(name, "/") || strings.Contains(name, `\`) || (len(name) > 1 && name[1] == ':'):
+		return importErr(KindFileSet, name, 0, 0, "zip entry has an absolute or backslash name: refused")
+	case name == ".." || strings.HasPrefix(path.Clean(name), "../"):
+		return importErr(KindFileSet, name, 0, 0, "zip entry name leaves the file set: refused")
+	}
+	return nil
 }
 
 func isSpecName(name string) bool {

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,19 +40,26 @@ func (b *builder) fromV2(doc libopenapi.Document) error {
 	}
 	for key, item := range d.Paths.PathItems.FromOldest() {
 		pathParams := item.Parameters
+		pathExt := extensions(item.Extensions)
 		for method, op := range item.GetOperations().FromOldest() {
-			b.operationV2(d, key, method, op, pathParams, docSecurity)
+			b.operationV2(d, key, method, op, pathV2{pathParams, pathExt}, docSecurity)
 		}
 	}
 	return nil
 }
 
-func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operation, pathParams []*v2.Parameter, docSecurity []SecurityAlternative) {
+// pathV2 is what a 2.0 path item gives each of its operations.
+type pathV2 struct {
+	params     []*v2.Parameter
+	extensions map[string]json.RawMessage
+}
+
+func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operation, path pathV2, docSecurity []SecurityAlternative) {
 	o := Operation{
 		Method: strings.ToUpper(method), PathKey: key, Path: stripFragment(key),
 		OperationID: op.OperationId, Summary: op.Summary, Description: op.Description,
 		Tags: op.Tags, Deprecated: op.Deprecated, Servers: b.doc.Servers, Security: docSecurity,
-		Extensions: extensions(op.Extensions),
+		Extensions: mergeExtensions(path.extensions, extensions(op.Extensions)),
 	}
 	if o.OperationID == "" {
 		o.OperationID, o.OperationIDDerived = derivedOperationID(o.Method, key), true
@@ -66,7 +74,7 @@ func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operatio
 	// parameter overrides a path-level one like any other.
 	merged := map[string]int{}
 	var all []*v2.Parameter
-	for _, p := range append(slices.Clone(pathParams), op.Parameters...) {
+	for _, p := range append(slices.Clone(path.params), op.Parameters...) {
 		if p == nil {
 			continue
 		}

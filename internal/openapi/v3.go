@@ -61,6 +61,7 @@ func (b *builder) fromV3(doc libopenapi.Document) error {
 
 func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []SecurityAlternative, docServers []Server) {
 	pathParams := b.paramsV3(item.Parameters)
+	pathExt := extensions(item.Extensions)
 	servers := docServers
 	if len(item.Servers) > 0 {
 		servers = serversV3(item.Servers)
@@ -78,7 +79,7 @@ func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []Securi
 			Parameters:  mergeParams(pathParams, b.paramsV3(op.Parameters)),
 			Servers:     servers,
 			Security:    docSecurity,
-			Extensions:  extensions(op.Extensions),
+			Extensions:  mergeExtensions(pathExt, extensions(op.Extensions)),
 		}
 		if o.OperationID == "" {
 			o.OperationID, o.OperationIDDerived = derivedOperationID(o.Method, key), true
