@@ -2,6 +2,7 @@ package web
 
 import (
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/toolgate/toolgate/internal/auth"
 )
@@ -15,6 +16,11 @@ import (
 // prefix, which would turn 404s into 403s or sign-in redirects.
 func (s *Server) routes() {
 	e := s.echo
+	// Bound every request body before anything reads it: the CSRF check
+	// parses forms (multipart included) ahead of the handlers, so without
+	// this an anonymous POST could make the server read an unbounded upload.
+	// The largest legitimate body is an import upload (maxUploadBytes).
+	e.Pre(middleware.BodyLimit(maxRequestBody))
 	e.Use(s.recoverPanics, s.logRequests, securityHeaders, s.csrf(), s.loadSession)
 
 	// Anyone, signed in or not.

@@ -127,3 +127,7 @@ func readPart(fh *multipart.FileHeader) ([]byte, error) {
 // oneLine folds whitespace so a parser message quoting input stays on one
 // line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// maxRequestBody is the pre-routing limit on any request body (see routes):
+// an import upload plus room for multipart framing and the other fields.
+const maxRequestBody = "28MiB"
