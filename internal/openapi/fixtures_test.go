@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,10 +12,8 @@ import (
 	"testing"
 )
 
-// fixtureDir finds ../shared/fixtures/openapi relative to the module root,
-// skipping the test when the shared fixtures are not on this machine.
-func fixtureDir(tb testing.TB) string {
-	tb.Helper()
+// corpusDir finds ../shared/fixtures/openapi relative to the module root.
+func corpusDir() (string, error) {
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Dir(file)
 	for {
@@ -23,15 +22,26 @@ func fixtureDir(tb testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			tb.Skip("module root not found")
+			return "", fmt.Errorf("module root not found above %s", file)
 		}
 		dir = parent
 	}
 	fx := filepath.Join(dir, "..", "shared", "fixtures", "openapi")
 	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		tb.Skipf("fixtures not present at %s: skipping corpus tests", fx)
+		return "", fmt.Errorf("fixtures not present at %s: %w", fx, err)
 	}
-	return fx
+	return fx, nil
+}
+
+// fixtureDir is corpusDir for tests, skipping the test when the shared
+// fixtures are not on this machine.
+func fixtureDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := corpusDir()
+	if err != nil {
+		tb.Skipf("skipping corpus test: %v", err)
+	}
+	return dir
 }
 
 type fixture struct {
@@ -44,7 +54,11 @@ type fixture struct {
 // fixtures reads INDEX.tsv. Multi-file sets load as their top directory.
 func fixtures(tb testing.TB) []fixture {
 	tb.Helper()
-	dir := fixtureDir(tb)
+	return fixturesIn(tb, fixtureDir(tb))
+}
+
+func fixturesIn(tb testing.TB, dir string) []fixture {
+	tb.Helper()
 	f, err := os.Open(filepath.Join(dir, "INDEX.tsv"))
 	if err != nil {
 		tb.Fatal(err)

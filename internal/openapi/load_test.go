@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"bytes"
-	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
@@ -128,41 +127,4 @@ func TestAssignToolNamesIsOrderIndependent(t *testing.T) {
 	if len(a[2].Tool) != 64 {
 		t.Errorf("long id not cut to 64: %q", a[2].Tool)
 	}
-}
-
-func FuzzToolName(f *testing.F) {
-	f.Add("find pet by id", "GET", "/pets/{id}")
-	f.Add("", "delete", "/files/{file_id}#remove_shared_link")
-	f.Add(strings.Repeat("é#:.", 40), "POST", "/x")
-	re := regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	f.Fuzz(func(t *testing.T, id, method, path string) {
-		n := ToolName(id, method, path)
-		if !re.MatchString(n) || n != ToolName(id, method, path) {
-			t.Fatalf("ToolName(%q,%q,%q) = %q", id, method, path, n)
-		}
-		ops := []Operation{{OperationID: id, Method: method, PathKey: path}, {OperationID: id, Method: method, PathKey: path + "#b"}}
-		AssignToolNames(ops)
-		if ops[0].Tool == ops[1].Tool || !re.MatchString(ops[1].Tool) {
-			t.Fatalf("collision not resolved: %q %q", ops[0].Tool, ops[1].Tool)
-		}
-	})
-}
-
-func FuzzLoad(f *testing.F) {
-	f.Add([]byte(miniV3))
-	f.Add([]byte(`{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{"/a":{"post":{"parameters":[{"name":"f","in":"formData","type":"file"}]}}}}`))
-	f.Add([]byte("openapi: 3.1.0\ninfo: {title: t, version: '1'}\nwebhooks: {a: {post: {}}}\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		doc, err := LoadBytes("f.yaml", data, Options{MaxBytes: 1 << 16})
-		if (doc == nil) == (err == nil) {
-			t.Fatalf("doc and err both %v", doc == nil)
-		}
-		if doc != nil {
-			for _, o := range doc.Operations {
-				if !json.Valid(o.InputSchema) {
-					t.Fatalf("invalid input schema %s", o.InputSchema)
-				}
-			}
-		}
-	})
 }
