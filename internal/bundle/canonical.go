@@ -8,35 +8,39 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gowebpki/jcs"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // Canonical returns the canonical bytes of b: the signing input of a bundle.
 //
 // The bundle is first normalized on a copy (b is not modified): times in UTC
 // truncated to whole seconds, sources and tools sorted by name, absent lists
-// written as [] rather than null. The JSON encoding is then put into RFC 8785
-// (JCS) form: object members sorted by UTF-16 code units, no insignificant
-// whitespace, ES6 number formatting, minimal string escaping. The same
-// content therefore always gives the same bytes, whatever produced it.
+// written as [] rather than null (except retry_on, see normalizeTool). It is
+// then written in RFC 8785 (JCS) form: object members sorted by UTF-16 code
+// units, no insignificant whitespace, ES6 number formatting, minimal string
+// escaping. The same content therefore always gives the same bytes, whatever
+// produced it. The bytes are those of encoding/json followed by an RFC 8785
+// transform, written directly (encode.go, jcs.go).
 func Canonical(b *Bundle) ([]byte, error) {
 	if b == nil {
 		return nil, fmt.Errorf("canonical bundle: nil bundle")
 	}
-	out, err := canonicalJSON(normalize(b))
+	n := normalize(b)
+	out, err := encodeCanonical(n, sizeHint(n))
 	if err != nil {
 		return nil, fmt.Errorf("canonical bundle: %w", err)
 	}
 	return out, nil
 }
 
-// canonicalJSON encodes v as JSON in RFC 8785 form.
+// canonicalJSON encodes any value as JSON in RFC 8785 form: encoding/json,
+// then the transform of jcs.go. Diffs use it; bundles use encodeCanonical.
 func canonicalJSON(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encoding JSON: %w", err)
 	}
-	out, err := jcs.Transform(raw)
+	out, err := appendCanonicalJSON(make([]byte, 0, len(raw)), raw)
 	if err != nil {
 		return nil, fmt.Errorf("RFC 8785 transform: %w", err)
 	}
@@ -100,22 +104,27 @@ func nonNil[T any](s []T) []T {
 // unknown members, duplicate members, null lists, fractional-second times,
 // unsorted tools or non-JCS formatting: a signed bundle has exactly one byte
 // form, so two runtimes can never read different content from one signature.
+//
+// The decoder is github.com/segmentio/encoding/json (already in the module
+// graph through the MCP SDK): it decodes a 5,000-tool bundle several times
+// faster than encoding/json, which was the largest part of Verify. The
+// byte comparison makes the choice fail-safe: a decoder that read anything
+// differently would produce different bytes and the bundle would be refused.
 func decodeCanonical(payload []byte) (*Bundle, error) {
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
 	var b Bundle
-	if err := dec.Decode(&b); err != nil {
+	rest, err := segjson.Parse(payload, &b, segjson.DisallowUnknownFields|segjson.DontMatchCaseInsensitiveStructFields)
+	if err != nil {
 		return nil, fmt.Errorf("decoding payload: %w", err)
 	}
-	if dec.More() {
+	if len(bytes.TrimSpace(rest)) > 0 {
 		return nil, fmt.Errorf("decoding payload: data after the bundle object")
 	}
 	if b.Schema != Schema {
 		return nil, fmt.Errorf("schema is %q, want %q", b.Schema, Schema)
 	}
-	again, err := Canonical(&b)
+	again, err := encodeCanonical(normalize(&b), len(payload))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("canonical bundle: %w", err)
 	}
 	if !bytes.Equal(again, payload) {
 		return nil, fmt.Errorf("payload is not in canonical form (RFC 8785, sorted tools and sources, whole-second UTC times, no null lists)")

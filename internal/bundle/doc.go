@@ -82,7 +82,10 @@
 // and times must already be whole-second UTC. A verifier decodes the payload,
 // re-encodes it and refuses it unless the bytes are identical (ErrSchema), so
 // one signature always means one byte string and one content. Unknown members
-// are refused the same way. testdata/small.canonical.json is a complete
+// are refused the same way. input_schema must be I-JSON (RFC 7493), as RFC
+// 8785 requires of its input: valid UTF-8, no unpaired surrogate escapes, no
+// duplicate member names, numbers within IEEE 754 double range; anything
+// else cannot be canonicalized and is refused. testdata/small.canonical.json is a complete
 // example; its first bytes are
 //
 //	{"expires_at":"2025-03-31T12:00:01Z","issued_at":"2025-03-01T12:00:01Z","schema":"toolgate.bundle/v1","sources":[{"auth":[...

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -31,11 +32,13 @@ func Sign(b *Bundle, k SigningKey) ([]byte, error) {
 	if b == nil {
 		return nil, errors.New("sign bundle: nil bundle")
 	}
-	if err := normalize(b).Validate(); err != nil {
-		return nil, fmt.Errorf("sign bundle: %w", err)
-	}
-	payload, err := Canonical(b)
+	n := normalize(b)
+	payload, err := encodeCanonical(n, sizeHint(n))
 	if err != nil {
+		return nil, fmt.Errorf("sign bundle: canonical bundle: %w", err)
+	}
+	// Encoding parsed every input schema, so validation need not again.
+	if err := n.validate(false); err != nil {
 		return nil, fmt.Errorf("sign bundle: %w", err)
 	}
 	return signPayload(payload, k)
@@ -87,12 +90,17 @@ type protectedHeader struct {
 // sentinel: ErrUnsigned, ErrAlgorithm, ErrSchema (header), ErrUnknownKey,
 // ErrTampered, ErrSchema (payload), ErrStaleVersion, ErrExpired,
 // ErrNotYetValid.
+//
+// The signature is checked over the signing input exactly as received,
+// before the payload is decoded at all; the payload is then base64-decoded
+// and JSON-decoded once, and re-encoded with the canonical encoder to prove
+// it is in canonical form.
 func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, error) {
 	if opts.Now.IsZero() {
 		return nil, nil, errors.New("verify bundle: VerifyOptions.Now is required")
 	}
-	compact := string(bytes.TrimSpace(signed))
-	hdr, err := readProtectedHeader(compact)
+	compact := bytes.TrimSpace(signed)
+	hdr, parts, err := readEnvelope(compact)
 	if err != nil {
 		return nil, nil, fmt.Errorf("verify bundle: %w", err)
 	}
@@ -101,19 +109,21 @@ func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, er
 		return nil, nil, fmt.Errorf("verify bundle: %w: kid %q is not in the key set (known: %s)",
 			ErrUnknownKey, hdr.Kid, strings.Join(keys.KeyIDs(), ", "))
 	}
-	jws, err := jose.ParseSignedCompact(compact, []jose.SignatureAlgorithm{jose.EdDSA})
-	if err != nil {
-		return nil, nil, fmt.Errorf("verify bundle: %w: %v", ErrTampered, err)
+	if err := verifySignature(compact, parts, key); err != nil {
+		return nil, nil, fmt.Errorf("verify bundle: %w", err)
 	}
-	payload, err := jws.Verify(key.Key)
+	payload := make([]byte, base64.RawURLEncoding.DecodedLen(len(parts[1])))
+	n, err := base64.RawURLEncoding.Strict().Decode(payload, parts[1])
 	if err != nil {
-		return nil, nil, fmt.Errorf("verify bundle: %w (kid %q)", ErrTampered, hdr.Kid)
+		return nil, nil, fmt.Errorf("verify bundle: %w: payload is not strict base64url: %v", ErrTampered, err)
 	}
+	payload = payload[:n]
 	b, err := decodeCanonical(payload)
 	if err != nil {
 		return nil, nil, fmt.Errorf("verify bundle: %w: %v", ErrSchema, err)
 	}
-	if err := b.Validate(); err != nil {
+	// decodeCanonical re-encoded every input schema: they are valid JSON.
+	if err := b.validate(false); err != nil {
 		// One line: a runtime logs it and the CLI prints it as is.
 		return nil, nil, fmt.Errorf("verify bundle: %w: %s", ErrSchema, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
@@ -123,17 +133,53 @@ func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, er
 	return b, payload, nil
 }
 
-// readProtectedHeader classifies everything that can be said about the
-// envelope before a key is touched: its shape, the algorithm and the header.
-func readProtectedHeader(compact string) (protectedHeader, error) {
-	parts := strings.Split(compact, ".")
-	if len(parts) != 3 {
-		return protectedHeader{}, fmt.Errorf("%w: want 3 dot-separated parts, got %d", ErrUnsigned, len(parts))
+// verifySignature checks the Ed25519 signature (RFC 8037 EdDSA) over the
+// JWS signing input, BASE64URL(header) "." BASE64URL(payload), which is the
+// received text up to the second dot: nothing is decoded or re-encoded to
+// rebuild it. The signature part must be strict base64url, so a changed
+// padding bit is tampering too (the other two parts are signed as text).
+func verifySignature(compact []byte, parts [3][]byte, key PublicKey) error {
+	if len(key.Key) != ed25519.PublicKeySize {
+		return fmt.Errorf("%w: key %q is not a %d-byte Ed25519 public key", ErrUnknownKey, key.KeyID, ed25519.PublicKeySize)
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[0])
+	var sig [ed25519.SignatureSize + 3]byte // room for a wrong length to be reported
+	n, err := base64.RawURLEncoding.Strict().Decode(sig[:], parts[2])
+	if err != nil || n != ed25519.SignatureSize {
+		if err == nil {
+			err = fmt.Errorf("%d bytes, want %d", n, ed25519.SignatureSize)
+		}
+		return fmt.Errorf("%w: signature part: %v", ErrTampered, err)
+	}
+	input := compact[:len(parts[0])+1+len(parts[1])]
+	if !ed25519.Verify(key.Key, input, sig[:n]) {
+		return fmt.Errorf("%w (kid %q)", ErrTampered, key.KeyID)
+	}
+	return nil
+}
+
+// readEnvelope splits the compact serialization and classifies everything
+// that can be said about the envelope before a key is touched: its shape,
+// the algorithm and the header.
+func readEnvelope(compact []byte) (protectedHeader, [3][]byte, error) {
+	var parts [3][]byte
+	if bytes.Count(compact, []byte{'.'}) != 2 {
+		return protectedHeader{}, parts, fmt.Errorf("%w: want 3 dot-separated parts, got %d", ErrUnsigned, bytes.Count(compact, []byte{'.'})+1)
+	}
+	first := bytes.IndexByte(compact, '.')
+	second := first + 1 + bytes.IndexByte(compact[first+1:], '.')
+	parts = [3][]byte{compact[:first], compact[first+1 : second], compact[second+1:]}
+	hdr, err := readProtectedHeader(parts)
+	return hdr, parts, err
+}
+
+// readProtectedHeader decodes and checks the protected header.
+func readProtectedHeader(parts [3][]byte) (protectedHeader, error) {
+	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(parts[0])))
+	n, err := base64.RawURLEncoding.Decode(raw, parts[0])
 	if err != nil {
 		return protectedHeader{}, fmt.Errorf("%w: protected header is not base64url: %v", ErrUnsigned, err)
 	}
+	raw = raw[:n]
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &all); err != nil {
 		return protectedHeader{}, fmt.Errorf("%w: protected header is not a JSON object: %v", ErrUnsigned, err)
@@ -145,7 +191,7 @@ func readProtectedHeader(compact string) (protectedHeader, error) {
 	}
 	// After the alg check, so that an alg "none" token (empty signature by
 	// definition) is reported as the algorithm attack it is.
-	if parts[2] == "" {
+	if len(parts[2]) == 0 {
 		return hdr, fmt.Errorf("%w: the signature part is empty", ErrUnsigned)
 	}
 	for name := range all {
@@ -158,19 +204,6 @@ func readProtectedHeader(compact string) (protectedHeader, error) {
 	}
 	if hdr.Kid == "" {
 		return hdr, fmt.Errorf("%w: the JWS header has no kid", ErrUnknownKey)
-	}
-	// go-jose recomputes the signing input from the decoded parts, so it
-	// would accept a changed last character whose low (padding) bits Go's
-	// lenient decoder drops. Insisting on strict base64url makes every byte
-	// of a signed bundle count: any flipped byte is refused.
-	// Only a final group of 2 or 3 characters has padding bits, so only it
-	// is decoded here (the whole payload can be megabytes).
-	for i, part := range parts {
-		if r := len(part) % 4; r >= 2 {
-			if _, err := base64.RawURLEncoding.Strict().DecodeString(part[len(part)-r:]); err != nil {
-				return hdr, fmt.Errorf("%w: part %d is not strict base64url: %v", ErrTampered, i+1, err)
-			}
-		}
 	}
 	return hdr, nil
 }

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +27,12 @@ var paramLocations = []string{"path", "query", "header", "cookie"}
 // received: schema id, version, validity window, well-formed origins, tool
 // names, uniqueness, and that every tool's source is present. It returns all
 // problems found, joined.
-func (b *Bundle) Validate() error {
+func (b *Bundle) Validate() error { return b.validate(true) }
+
+// validate is Validate; checkJSON false skips proving that each input schema
+// is valid JSON, for callers that have just canonicalized the bundle (which
+// parses every schema) — the schema must still be an object.
+func (b *Bundle) validate(checkJSON bool) error {
 	var errs []error
 	if b.Schema != Schema {
 		errs = append(errs, fmt.Errorf("schema is %q, want %q", b.Schema, Schema))
@@ -55,7 +61,7 @@ func (b *Bundle) Validate() error {
 			errs = append(errs, fmt.Errorf("tool %q appears twice", t.Name))
 		}
 		names[t.Name] = true
-		if err := validateTool(t, sources); err != nil {
+		if err := validateTool(t, sources, checkJSON); err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", t.Name, err))
 		}
 	}
@@ -98,7 +104,7 @@ func validateSource(s Source) error {
 	return nil
 }
 
-func validateTool(t Tool, sources map[string]bool) error {
+func validateTool(t Tool, sources map[string]bool, checkJSON bool) error {
 	var errs []error
 	if !toolNameRE.MatchString(t.Name) {
 		errs = append(errs, fmt.Errorf("name must match %s", toolNameRE))
@@ -120,8 +126,7 @@ func validateTool(t Tool, sources map[string]bool) error {
 	if !t.Risk.Valid() {
 		errs = append(errs, fmt.Errorf("risk class %d is not valid", int(t.Risk)))
 	}
-	var schema map[string]json.RawMessage
-	if err := json.Unmarshal(t.InputSchema, &schema); err != nil || schema == nil {
+	if raw := bytes.TrimLeft(t.InputSchema, " \t\r\n"); len(raw) == 0 || raw[0] != '{' || checkJSON && !json.Valid(raw) {
 		errs = append(errs, errors.New("input_schema must be a JSON object"))
 	}
 	if !t.Policy.Exposed {

@@ -1,0 +1,303 @@
+package bundle
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/risk"
+)
+
+// This file writes a Bundle straight into RFC 8785 form: members in the
+// order of their names (all ASCII, so byte order), the same members,
+// omissions and values encoding/json would produce from the struct tags,
+// strings and numbers as jcs.go formats them. It gives exactly the bytes of
+// json.Marshal followed by an RFC 8785 transform, without building either
+// intermediate. A field added to any of these types must be added here:
+// TestEncoderMatchesJCSOnRandomBundles fills every field by reflection and
+// fails on any difference.
+
+// bundleEncoder appends one bundle; its parser is reused for every input
+// schema.
+type bundleEncoder struct {
+	dst []byte
+	jcs jcsParser
+}
+
+// encodeCanonical returns the canonical bytes of an already normalized
+// bundle. sizeHint is the expected size (0 when unknown).
+func encodeCanonical(b *Bundle, sizeHint int) ([]byte, error) {
+	e := bundleEncoder{dst: make([]byte, 0, max(sizeHint, 4096))}
+	if err := e.bundle(b); err != nil {
+		return nil, err
+	}
+	return e.dst, nil
+}
+
+// sizeHint estimates the canonical size of a bundle so the output buffer is
+// allocated about once: the input schemas plus about 1 KiB per tool.
+func sizeHint(b *Bundle) int {
+	n := 1024
+	for i := range b.Tools {
+		n += len(b.Tools[i].InputSchema) + 1024
+	}
+	return n
+}
+
+func (e *bundleEncoder) name(first bool, n string) {
+	if !first {
+		e.dst = append(e.dst, ',')
+	}
+	e.dst = append(e.dst, '"')
+	e.dst = append(e.dst, n...)
+	e.dst = append(e.dst, '"', ':')
+}
+
+func (e *bundleEncoder) str(s string) { e.dst = appendJSONString(e.dst, s) }
+func (e *bundleEncoder) int(v int64)  { e.dst = appendJSONInt(e.dst, v) }
+func (e *bundleEncoder) bool(v bool)  { e.dst = strconv.AppendBool(e.dst, v) }
+func (e *bundleEncoder) open(c byte)  { e.dst = append(e.dst, c) }
+func (e *bundleEncoder) close(c byte) { e.dst = append(e.dst, c) }
+func (e *bundleEncoder) null()        { e.dst = append(e.dst, "null"...) }
+
+// comma separates list elements: before every element but the first.
+func (e *bundleEncoder) comma(i int) {
+	if i > 0 {
+		e.dst = append(e.dst, ',')
+	}
+}
+
+func (e *bundleEncoder) time(t time.Time) error {
+	// time.Time's MarshalJSON: RFC 3339 with nanoseconds, years 0..9999.
+	if y := t.Year(); y < 0 || y > 9999 {
+		return fmt.Errorf("time %v: year outside [0,9999]", t)
+	}
+	e.dst = append(e.dst, '"')
+	e.dst = t.AppendFormat(e.dst, time.RFC3339Nano)
+	e.dst = append(e.dst, '"')
+	return nil
+}
+
+func (e *bundleEncoder) class(c risk.Class) error {
+	// risk.Class is a text marshaler; an invalid class does not encode.
+	text, err := c.MarshalText()
+	if err != nil {
+		return err
+	}
+	e.dst = appendJSONString(e.dst, string(text))
+	return nil
+}
+
+func (e *bundleEncoder) bundle(b *Bundle) error {
+	e.open('{')
+	e.name(true, "expires_at")
+	if err := e.time(b.ExpiresAt); err != nil {
+		return err
+	}
+	e.name(false, "issued_at")
+	if err := e.time(b.IssuedAt); err != nil {
+		return err
+	}
+	e.name(false, "schema")
+	e.str(b.Schema)
+	e.name(false, "sources")
+	if b.Sources == nil {
+		e.null()
+	} else {
+		e.open('[')
+		for i := range b.Sources {
+			e.comma(i)
+			e.source(&b.Sources[i])
+		}
+		e.close(']')
+	}
+	e.name(false, "tools")
+	if b.Tools == nil {
+		e.null()
+	} else {
+		e.open('[')
+		for i := range b.Tools {
+			e.comma(i)
+			if err := e.tool(&b.Tools[i]); err != nil {
+				return fmt.Errorf("tool %q: %w", b.Tools[i].Name, err)
+			}
+		}
+		e.close(']')
+	}
+	e.name(false, "version")
+	e.int(b.Version)
+	e.close('}')
+	return nil
+}
+
+func (e *bundleEncoder) source(s *Source) {
+	e.open('{')
+	e.name(true, "auth")
+	if s.Auth == nil {
+		e.null()
+	} else {
+		e.open('[')
+		for i, a := range s.Auth {
+			e.comma(i)
+			e.authScheme(a)
+		}
+		e.close(']')
+	}
+	e.name(false, "base_path")
+	e.str(s.BasePath)
+	e.name(false, "name")
+	e.str(s.Name)
+	e.name(false, "origin")
+	e.str(s.Origin)
+	e.close('}')
+}
+
+func (e *bundleEncoder) authScheme(a AuthScheme) {
+	e.open('{')
+	first := true
+	if a.In != "" {
+		e.name(first, "in")
+		e.str(a.In)
+		first = false
+	}
+	e.name(first, "name")
+	e.str(a.Name)
+	if a.Param != "" {
+		e.name(false, "param")
+		e.str(a.Param)
+	}
+	if a.Scheme != "" {
+		e.name(false, "scheme")
+		e.str(a.Scheme)
+	}
+	e.name(false, "type")
+	e.str(a.Type)
+	e.close('}')
+}
+
+func (e *bundleEncoder) tool(t *Tool) error {
+	e.open('{')
+	e.name(true, "annotations")
+	e.annotations(t.Annotations)
+	if len(t.Approvals) > 0 {
+		e.name(false, "approvals")
+		e.open('[')
+		for i := range t.Approvals {
+			e.comma(i)
+			if err := e.approval(&t.Approvals[i]); err != nil {
+				return err
+			}
+		}
+		e.close(']')
+	}
+	if t.Body != nil {
+		e.name(false, "body")
+		e.body(t.Body)
+	}
+	e.name(false, "description")
+	e.str(t.Description)
+	e.name(false, "input_schema")
+	if err := e.raw(t.InputSchema); err != nil {
+		return fmt.Errorf("input_schema: %w", err)
+	}
+	e.name(false, "method")
+	e.str(t.Method)
+	e.name(false, "name")
+	e.str(t.Name)
+	e.name(false, "params")
+	if t.Params == nil {
+		e.null()
+	} else {
+		e.open('[')
+		for i, p := range t.Params {
+			e.comma(i)
+			e.param(p)
+		}
+		e.close(']')
+	}
+	e.name(false, "path")
+	e.str(t.Path)
+	e.name(false, "policy")
+	if err := e.policy(&t.Policy); err != nil {
+		return err
+	}
+	e.name(false, "reasons")
+	if err := e.reasons(t.Reasons); err != nil {
+		return err
+	}
+	e.name(false, "risk")
+	if err := e.class(t.Risk); err != nil {
+		return err
+	}
+	e.name(false, "source")
+	e.str(t.Source)
+	e.close('}')
+	return nil
+}
+
+// raw canonicalizes embedded JSON; like json.RawMessage's own encoding, an
+// empty one is null.
+func (e *bundleEncoder) raw(r []byte) error {
+	if len(r) == 0 {
+		e.null()
+		return nil
+	}
+	e.jcs.src, e.jcs.i = r, 0
+	out, err := e.jcs.transform(e.dst)
+	if err != nil {
+		return err
+	}
+	e.dst = out
+	return nil
+}
+
+func (e *bundleEncoder) annotations(a Annotations) {
+	e.open('{')
+	e.name(true, "destructiveHint")
+	e.bool(a.DestructiveHint)
+	e.name(false, "idempotentHint")
+	e.bool(a.IdempotentHint)
+	e.name(false, "readOnlyHint")
+	e.bool(a.ReadOnlyHint)
+	e.close('}')
+}
+
+func (e *bundleEncoder) approval(a *Approval) error {
+	e.open('{')
+	e.name(true, "approved_at")
+	if err := e.time(a.ApprovedAt); err != nil {
+		return err
+	}
+	e.name(false, "approved_by")
+	e.str(a.ApprovedBy)
+	e.name(false, "change_request")
+	e.int(a.ChangeRequest)
+	e.name(false, "summary")
+	e.str(a.Summary)
+	e.close('}')
+	return nil
+}
+
+func (e *bundleEncoder) body(b *Body) {
+	e.open('{')
+	e.name(true, "arg")
+	e.str(b.Arg)
+	e.name(false, "media_type")
+	e.str(b.MediaType)
+	e.name(false, "required")
+	e.bool(b.Required)
+	e.close('}')
+}
+
+func (e *bundleEncoder) param(p Param) {
+	e.open('{')
+	e.name(true, "arg")
+	e.str(p.Arg)
+	e.name(false, "in")
+	e.str(p.In)
+	e.name(false, "name")
+	e.str(p.Name)
+	e.name(false, "required")
+	e.bool(p.Required)
+	e.close('}')
+}

@@ -1,0 +1,107 @@
+package bundle
+
+import (
+	"fmt"
+
+	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/risk"
+)
+
+// The risk reasons and the effective policy of a tool, in canonical form
+// (see encode.go).
+
+func (e *bundleEncoder) reasons(rs []risk.Reason) error {
+	if rs == nil {
+		e.null()
+		return nil
+	}
+	e.open('[')
+	for i, r := range rs {
+		e.comma(i)
+		e.open('{')
+		e.name(true, "class")
+		if err := e.class(r.Class); err != nil {
+			return fmt.Errorf("reason %q: %w", r.Code, err)
+		}
+		e.name(false, "code")
+		e.str(r.Code)
+		e.name(false, "text")
+		e.str(r.Text)
+		e.close('}')
+	}
+	e.close(']')
+	return nil
+}
+
+func (e *bundleEncoder) policy(p *policy.Policy) error {
+	e.open('{')
+	e.name(true, "circuit_breaker")
+	e.open('{')
+	e.name(true, "reset_ms")
+	e.int(int64(p.Breaker.ResetMS))
+	e.name(false, "threshold")
+	e.int(int64(p.Breaker.Threshold))
+	e.close('}')
+	e.name(false, "deadline_ms")
+	e.int(int64(p.DeadlineMS))
+	e.name(false, "exposed")
+	e.bool(p.Exposed)
+	e.name(false, "idempotency_key")
+	if k := p.IdempotencyKey; k == nil {
+		e.null()
+	} else {
+		e.open('{')
+		first := true
+		if k.Argument != "" {
+			e.name(first, "argument")
+			e.str(k.Argument)
+			first = false
+		}
+		e.name(first, "header")
+		e.str(k.Header)
+		e.name(false, "source")
+		e.str(k.Source)
+		e.close('}')
+	}
+	e.name(false, "idempotent")
+	e.bool(p.Idempotent)
+	e.name(false, "max_response_bytes")
+	e.int(p.MaxResponseBytes)
+	e.name(false, "retry")
+	if err := e.retry(&p.Retry); err != nil {
+		return err
+	}
+	e.name(false, "timeout_ms")
+	e.int(int64(p.TimeoutMS))
+	e.close('}')
+	return nil
+}
+
+func (e *bundleEncoder) retry(r *policy.Retry) error {
+	e.open('{')
+	e.name(true, "attempts")
+	e.int(int64(r.Attempts))
+	e.name(false, "backoff_ms")
+	e.int(int64(r.BackoffMS))
+	e.name(false, "jitter")
+	e.bool(r.Jitter)
+	e.name(false, "multiplier")
+	out, err := appendES6Number(e.dst, r.Multiplier)
+	if err != nil {
+		return fmt.Errorf("policy.retry.multiplier: %w", err)
+	}
+	e.dst = out
+	e.name(false, "retry_on")
+	if r.RetryOn == nil {
+		e.null()
+	} else {
+		e.open('[')
+		for i, s := range r.RetryOn {
+			e.comma(i)
+			e.int(int64(s))
+		}
+		e.close(']')
+	}
+	e.close('}')
+	return nil
+}
