@@ -25,7 +25,8 @@ var paramLocations = []string{"path", "query", "header", "cookie"}
 
 // Validate checks the invariants every bundle holds, whether built here or
 // received: schema id, version, validity window, well-formed origins, tool
-// names, uniqueness, and that every tool's source is present. It returns all
+// names, uniqueness, that every tool's source is present, and that every
+// tool carries its effective policy (retry_on never null). It returns all
 // problems found, joined.
 func (b *Bundle) Validate() error { return b.validate(true) }
 
