@@ -165,15 +165,3 @@ func tamperPayload(jws []byte) []byte {
 	parts[1] = base64.RawURLEncoding.EncodeToString(altered)
 	return []byte(strings.Join(parts, "."))
 }
-
-// get returns the body of a GET.
-func get(t *testing.T, u string) string {
-	t.Helper()
-	resp, err := http.Get(u)
-	if err != nil {
-		t.Fatalf("GET %s: %v", u, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return string(body)
-}
