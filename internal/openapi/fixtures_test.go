@@ -37,12 +37,22 @@ func corpusDir() (string, error) {
 // fixtures are not on this machine.
 func fixtureDir(tb testing.TB) string {
 	tb.Helper()
+	if corpusLeftToPlainRun() {
+		tb.Skip("-short under -race: the fixture corpus runs in a separate go test without -race")
+	}
 	dir, err := corpusDir()
 	if err != nil {
 		tb.Skipf("skipping corpus test: %v", err)
 	}
 	return dir
 }
+
+// corpusLeftToPlainRun is true for `go test -race -short`: parsing the 8 MB
+// corpus under the race detector costs about three times its CPU, and the
+// small documents of the other tests drive the same code under -race, so a
+// build can run the corpus once without -race instead (see the package
+// tests' use of fixtureDir). Without -short nothing is skipped.
+func corpusLeftToPlainRun() bool { return raceDetector && testing.Short() }
 
 type fixture struct {
 	name string // INDEX.tsv file column

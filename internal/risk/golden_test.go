@@ -27,6 +27,12 @@ type fixture struct {
 // wherever the test runs from; it skips the test when the folder is missing.
 func fixtureDir(t testing.TB) string {
 	t.Helper()
+	// `go test -race -short` leaves the corpus to a run without -race:
+	// parsing 8 MB under the race detector costs about three times its CPU,
+	// and the classification rules have no concurrency to check.
+	if raceDetector && testing.Short() {
+		t.Skip("-short under -race: the fixture corpus runs in a separate go test without -race")
+	}
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatalf("finding the module root: %v", err)

@@ -1,0 +1,6 @@
+//go:build race
+
+package openapi
+
+// raceDetector is true when the test binary runs under -race.
+const raceDetector = true
