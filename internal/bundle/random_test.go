@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/risk"
 )
@@ -134,7 +135,7 @@ func randomJSON(rnd *rand.Rand, depth int) string {
 		seen := map[string]bool{}
 		for range rnd.IntN(5) {
 			name := randomString(rnd)
-			if !strings.ContainsAny(name, "\xff\xed") && !seen[name] {
+			if utf8.ValidString(name) && !seen[name] {
 				seen[name] = true
 				key, _ := json.Marshal(name)
 				parts = append(parts, ws()+string(key)+ws()+":"+randomJSON(rnd, depth+1))
