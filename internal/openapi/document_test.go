@@ -228,3 +228,25 @@ func fmtExt(m map[string]json.RawMessage) string {
 	b, _ := json.Marshal(m)
 	return string(b)
 }
+
+// TestJSONEscapesYAMLRefuses checks valid JSON that yaml's scanner rejects
+// (an escaped slash, a surrogate pair) imports, single-file and in a set.
+func TestJSONEscapesYAMLRefuses(t *testing.T) {
+	api := `{"openapi": "3.0.0", "info": {"title": "a\/b \ud83d\ude00", "version": "1"},
+ "paths": {"/a": {"get": {"parameters": [{"$ref": "p.json#/limit"}]}}}}`
+	params := `{"limit": {"name": "limit", "in": "query", "description": "up to 10\/page", "schema": {"type": "integer"}}}`
+	for name, files := range map[string][]File{
+		"single file": {{"api.json", []byte(strings.Replace(api, "p.json#/limit", "#/info", 1))}},
+		"file set":    {{"api.json", []byte(api)}, {"p.json", []byte(params)}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			doc, err := LoadFiles(files, Options{})
+			if err != nil {
+				t.Fatalf("import: %v", err)
+			}
+			if doc.Title != "a/b \U0001F600" {
+				t.Errorf("title = %q", doc.Title)
+			}
+		})
+	}
+}
