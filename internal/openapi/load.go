@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"path"
@@ -170,5 +169,5 @@ func firstLine(err error) string {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	return fmt.Sprintf("%s", msg)
+	return msg
 }
