@@ -5,14 +5,40 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/views"
 )
 
+// dashboardRecentAudit is how many audit entries the dashboard lists.
+const dashboardRecentAudit = 5
+
+// dashboard is GET /: counts from every area of the console in one cheap
+// store read (no bundle preview: that would build and diff a bundle).
 func (s *Server) dashboard(c echo.Context) error {
-	n, err := s.deps.Store.CountUsers(c.Request().Context())
+	u := currentUser(c)
+	now := s.deps.Store.Now()
+	f, err := s.deps.Store.Dashboard(c.Request().Context(), store.DashboardQuery{
+		UserID: u.ID, SeenSince: now.Add(-s.pub.staleAfter), RecentAudit: dashboardRecentAudit})
 	if err != nil {
 		return err
 	}
-	m := views.DashboardView{Page: s.page(c, "Dashboard"), UserCount: n, Roles: roleNames(currentUser(c).Roles)}
+	m := views.DashboardView{Page: s.page(c, "Dashboard"), Roles: roleNames(u.Roles),
+		Sources: f.Sources,
+		Pending: f.Pending, IsApprover: u.Has(auth.RoleApprover), PendingForYou: f.PendingForUser,
+		Runtimes: f.Runtimes, StaleRuntimes: f.StaleRuntimes, StaleAfter: s.pub.staleAfter.String(),
+		Recent: auditVMs(f.Recent)}
+	for _, class := range risk.Classes {
+		row := views.DashboardClassVM{Class: class.String(), Tools: f.Tools[class.String()], Exposed: f.Exposed[class.String()]}
+		m.ToolsTotal += row.Tools
+		m.ExposedTotal += row.Exposed
+		m.Classes = append(m.Classes, row)
+	}
+	if b := f.Bundle; b != nil {
+		m.Bundle = &views.DashboardBundleVM{Version: b.Version, PublishedAt: consoleTime(b.IssuedAt),
+			PublishedBy: b.PublishedBy, Age: age(now.Sub(b.IssuedAt)), ExpiresAt: consoleTime(b.ExpiresAt),
+			Expired: !now.Before(b.ExpiresAt)}
+	}
 	return render(c, http.StatusOK, views.DashboardPage(m))
 }

@@ -1,0 +1,188 @@
+package web
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// byTestID returns the collapsed text of the element reached by following
+// data-testid values, each looked for inside the previous one, or fails.
+func byTestID(t *testing.T, body string, ids ...string) string {
+	t.Helper()
+	n, err := html.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if n = findTestID(n, id); n == nil {
+			t.Fatalf("no element with data-testid %q (path %v)", id, ids)
+		}
+	}
+	var b strings.Builder
+	for d := range n.Descendants() {
+		if d.Type == html.TextNode {
+			b.WriteString(d.Data)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func findTestID(n *html.Node, id string) *html.Node {
+	for d := range n.Descendants() {
+		if d.Type != html.ElementNode {
+			continue
+		}
+		for _, a := range d.Attr {
+			if a.Key == "data-testid" && a.Val == id {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// seedDashboard fills every area the dashboard counts: 2 sources, 4 tools
+// (2 exposed), one pending request by the admin, bundle v1, three runtime
+// instances of which two are stale (one behind, one silent).
+func seedDashboard(t *testing.T, a *testApp) {
+	t.Helper()
+	ctx := context.Background()
+	add := func(source, name, method string, class risk.Class, exposed bool) int64 {
+		return store.MustAddTool(t, a.db, store.FixtureTool{Source: source, Origin: "https://api.example.com", Name: name,
+			Method: method, Path: "/" + name, Class: class, Exposed: exposed})
+	}
+	add("orders", "orders_list", "GET", risk.Read, true)
+	add("orders", "orders_get", "GET", risk.Read, true)
+	add("orders", "orders_create", "POST", risk.Write, false)
+	del := add("billing", "invoices_delete", "DELETE", risk.Destructive, false)
+	a.publish("first")
+
+	rec, err := a.db.ToolPolicy(ctx, del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rec.Policy
+	p.Exposed = true
+	if _, err := a.db.CreateChangeRequest(ctx, a.users["admin"], store.NewChangeRequest{ToolID: del,
+		Kind: store.KindExposeRisky, Reason: "cleanup job", Policy: p}); err != nil {
+		t.Fatal(err)
+	}
+
+	a.token("fleet")
+	tok, err := a.db.ListRuntimeTokens(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(instance string, version int64) {
+		if err := a.db.RecordRuntimeFetch(ctx, store.RuntimeFetch{TokenID: tok[0].ID, InstanceID: instance,
+			Name: instance, Version: version}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	realNow := a.db.Now
+	a.db.Now = func() time.Time { return realNow().Add(-time.Hour) }
+	fetch("silent", 1)
+	a.db.Now = realNow
+	fetch("current", 1)
+	fetch("behind", 0)
+}
+
+func TestDashboardFigures(t *testing.T) {
+	a := newPublishApp(t)
+	seedDashboard(t, a)
+
+	tests := []struct {
+		role string
+		want map[string]string // testid path joined by " > " → text
+		// absent testids must not be rendered for this role.
+		absent []string
+	}{
+		{role: "approver", want: map[string]string{
+			"dash-pending-for-you": "1 waiting for you",
+		}},
+		{role: "admin", want: map[string]string{
+			"dash-sources":                     "2",
+			"dash-tools-total":                 "4",
+			"dash-exposed-total":               "2",
+			"dash-pending":                     "1",
+			"dash-bundle":                      "v1",
+			"dash-runtimes":                    "3",
+			"dash-stale-runtimes":              "2 stale",
+			"dash-class-READ > tools":          "2",
+			"dash-class-READ > exposed":        "2",
+			"dash-class-WRITE > tools":         "1",
+			"dash-class-DESTRUCTIVE > tools":   "1",
+			"dash-class-DESTRUCTIVE > exposed": "0",
+			"dash-class-PRIVILEGED > tools":    "0",
+		}, absent: []string{"dash-pending-for-you"}},
+		{role: "viewer", want: map[string]string{"dash-sources": "2", "dash-bundle": "v1"},
+			absent: []string{"dash-pending-for-you"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.role, func(t *testing.T) {
+			rec := a.do(request{method: "GET", path: "/", cookie: a.sessionCookie(tt.role)})
+			wantStatus(t, rec, 200)
+			body := rec.Body.String()
+			for path, want := range tt.want {
+				if got := byTestID(t, body, strings.Split(path, " > ")...); got != want {
+					t.Errorf("%s: %q, want %q", path, got, want)
+				}
+			}
+			for _, id := range tt.absent {
+				if strings.Contains(body, `data-testid="`+id+`"`) {
+					t.Errorf("%s sees %s", tt.role, id)
+				}
+			}
+		})
+	}
+}
+
+// TestDashboardDetails checks the bundle line, the recent audit entries
+// and that each figure links to its page.
+func TestDashboardDetails(t *testing.T) {
+	a := newPublishApp(t)
+	seedDashboard(t, a)
+	rec := a.do(request{method: "GET", path: "/", cookie: a.sessionCookie("admin")})
+	wantStatus(t, rec, 200)
+	body := rec.Body.String()
+	if got := byTestID(t, body, "dash-bundle-published"); !strings.HasPrefix(got, "less than a minute ago by test") {
+		t.Errorf("bundle published line %q", got)
+	}
+	if got := byTestID(t, body, "dash-bundle-expires"); !strings.HasPrefix(got, "Expires 20") {
+		t.Errorf("bundle expiry line %q", got)
+	}
+	if n := strings.Count(body, `data-testid="dash-recent-entry"`); n != dashboardRecentAudit {
+		t.Errorf("%d recent audit entries, want %d", n, dashboardRecentAudit)
+	}
+	// Newest first: the admin's sign-in for this request, then the change
+	// request seeded before it.
+	if got := byTestID(t, body, "dash-recent-entry"); !strings.HasPrefix(got, "login.success") {
+		t.Errorf("first recent entry %q", got)
+	}
+	if got := byTestID(t, body, "dash-recent"); !strings.Contains(got, "change_request.create tool:invoices_delete") {
+		t.Errorf("recent entries %q lack the change request", got)
+	}
+	wantBody(t, rec, `href="/sources" data-testid="dash-sources"`, `href="/approvals" data-testid="dash-pending"`,
+		`href="/bundles" data-testid="dash-bundle"`, `href="/runtimes" data-testid="dash-stale-runtimes"`,
+		`href="/tools?class=WRITE" data-testid="tools"`, `href="/tools?class=READ&amp;exposure=exposed" data-testid="exposed"`)
+}
+
+// TestDashboardEmpty is the first-run dashboard: zeros and no bundle.
+func TestDashboardEmpty(t *testing.T) {
+	a := newTestApp(t, true)
+	rec := a.do(request{method: "GET", path: "/", cookie: a.sessionCookie("admin")})
+	wantStatus(t, rec, 200)
+	body := rec.Body.String()
+	for id, want := range map[string]string{"dash-sources": "0", "dash-bundle": "none", "dash-runtimes": "0", "dash-pending": "0"} {
+		if got := byTestID(t, body, id); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+}
