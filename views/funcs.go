@@ -1,6 +1,9 @@
 package views
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 func joinRoles(roles []string) string {
 	if len(roles) == 0 {
@@ -16,4 +19,11 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func termCount(n int) string {
+	if n == 1 {
+		return "1 term"
+	}
+	return strconv.Itoa(n) + " terms"
 }

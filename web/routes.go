@@ -44,6 +44,7 @@ func (s *Server) routes() {
 	e.GET("/sources", s.sourcesList, viewer...)
 	e.GET("/sources/:name", s.sourcesShow, viewer...)
 	e.GET("/tools", s.toolsList, viewer...)
+	e.GET("/risk-rules", s.riskRules, viewer...)
 	e.GET("/tools/:name", s.toolsShow, viewer...)
 	e.GET("/tools/:name/policy", s.toolPolicyPage, viewer...)
 	e.GET("/approvals", s.approvalsList, viewer...)
