@@ -503,7 +503,7 @@ func dashboardTools(m DashboardView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<section class=\"card\"><h2>Tools by risk class</h2><div class=\"table-wrap\"><table data-testid=\"dash-classes\"><thead><tr><th scope=\"col\">Risk class</th><th scope=\"col\">Tools</th><th scope=\"col\">Exposed</th></tr></thead> <tbody>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, "<section class=\"card\"><h2>Tools by risk class</h2><div class=\"table-wrap\"><table class=\"keep\" data-testid=\"dash-classes\"><thead><tr><th scope=\"col\">Risk class</th><th scope=\"col\">Tools</th><th scope=\"col\">Exposed</th></tr></thead> <tbody>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -27,7 +27,7 @@ func (s *Server) dashboard(c echo.Context) error {
 	m := views.DashboardView{Page: s.page(c, "Dashboard"), Roles: roleNames(u.Roles),
 		Sources: f.Sources,
 		Pending: f.Pending, IsApprover: u.Has(auth.RoleApprover), PendingForYou: f.PendingForUser,
-		Runtimes: f.Runtimes, StaleRuntimes: f.StaleRuntimes, StaleAfter: s.pub.staleAfter.String(),
+		Runtimes: f.Runtimes, StaleRuntimes: f.StaleRuntimes, StaleAfter: age(s.pub.staleAfter),
 		Recent: auditVMs(f.Recent)}
 	for _, class := range risk.Classes {
 		row := views.DashboardClassVM{Class: class.String(), Tools: f.Tools[class.String()], Exposed: f.Exposed[class.String()]}
