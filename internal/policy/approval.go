@@ -18,7 +18,7 @@ const (
 	// raising the effective attempts of such a tool.
 	EnableMutationRetry Action = "enable_mutation_retry"
 	// LowerRiskClass lowers a tool's risk class (see LowerRisk).
-	LowerRiskClass Action = "lower_risk_class"
+	LowerRiskClass Action = "lower_risk"
 )
 
 // Title is the action as the approvals page names it.

@@ -26,18 +26,9 @@ const (
 	KindLowerRisk           ChangeKind = "lower_risk"
 )
 
-// Title is the kind as the approvals page names it.
-func (k ChangeKind) Title() string {
-	switch k {
-	case KindExposeRisky:
-		return policy.ExposeRisky.Title()
-	case KindEnableMutationRetry:
-		return policy.EnableMutationRetry.Title()
-	case KindLowerRisk:
-		return policy.LowerRiskClass.Title()
-	}
-	return string(k)
-}
+// Title is the kind as the approvals page names it. The kinds are the
+// policy package's R10 actions under the same names.
+func (k ChangeKind) Title() string { return policy.Action(k).Title() }
 
 // Change request statuses.
 const (

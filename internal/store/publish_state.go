@@ -237,9 +237,4 @@ func publishMediaType(types []string) string {
 }
 
 // approvalTitle names a change request kind as bundles record it.
-func approvalTitle(kind string) string {
-	if kind == "lower_risk" {
-		return policy.LowerRiskClass.Title()
-	}
-	return policy.Action(kind).Title()
-}
+func approvalTitle(kind string) string { return policy.Action(kind).Title() }
