@@ -48,11 +48,14 @@ type ClassState struct {
 // the exact stored states: policy.Policy JSON for the policy kinds,
 // ClassState JSON for lower_risk.
 type ChangeRequest struct {
-	ID             int64
-	ToolID         int64
-	ToolName       string
-	Method         string
-	Class          risk.Class // the tool's class now
+	ID       int64
+	ToolID   int64
+	ToolName string
+	Method   string
+	Class    risk.Class // the tool's class now
+	// ClassAtRequest is the tool's class when the request was made (0 for
+	// requests older than that record).
+	ClassAtRequest risk.Class
 	Reasons        []risk.Reason
 	Kind           ChangeKind
 	Reason         string
@@ -136,8 +139,8 @@ func (db *DB) CreateChangeRequest(ctx context.Context, requester *User, n NewCha
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO change_requests (tool_id, kind, reason, before_json, after_json,
-			requested_by, requested_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			cur.ToolID, n.Kind, n.Reason, before, after, requester.ID, formatTime(db.Now()))
+			requested_by, requested_at, class_at_request) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			cur.ToolID, n.Kind, n.Reason, before, after, requester.ID, formatTime(db.Now()), cur.Class.String())
 		if err != nil {
 			return err
 		}
@@ -201,11 +204,12 @@ type changeRequestRow struct {
 	DecidedAt      *string `db:"decided_at"`
 	Comment        string  `db:"decision_comment"`
 	VoidReason     string  `db:"void_reason"`
+	ClassAtRequest string  `db:"class_at_request"`
 }
 
 const changeRequestSelect = `SELECT c.id, c.tool_id, t.name AS tool_name, t.method, t.class, t.reasons_json,
 	c.kind, c.reason, c.before_json, c.after_json, c.status, c.requested_by, r.email AS requester_email,
-	c.requested_at, c.decided_by, d.email AS decider_email, c.decided_at, c.decision_comment, c.void_reason
+	c.requested_at, c.decided_by, d.email AS decider_email, c.decided_at, c.decision_comment, c.void_reason, c.class_at_request
 	FROM change_requests c JOIN tools t ON t.id = c.tool_id JOIN users r ON r.id = c.requested_by
 	LEFT JOIN users d ON d.id = c.decided_by`
 
@@ -216,6 +220,11 @@ func (row changeRequestRow) request() (ChangeRequest, error) {
 	var err error
 	if cr.Class, err = risk.ParseClass(row.Class); err != nil {
 		return cr, err
+	}
+	if row.ClassAtRequest != "" {
+		if cr.ClassAtRequest, err = risk.ParseClass(row.ClassAtRequest); err != nil {
+			return cr, err
+		}
 	}
 	if err := json.Unmarshal([]byte(row.ReasonsJSON), &cr.Reasons); err != nil {
 		return cr, fmt.Errorf("change request %d reasons: %w", row.ID, err)

@@ -132,6 +132,10 @@ func staleness(cr *ChangeRequest, cur *PolicyRecord) (string, error) {
 		}
 		return "", nil
 	}
+	if cr.ClassAtRequest != 0 && cr.ClassAtRequest != cur.Class {
+		return "The tool's risk class changed from " + cr.ClassAtRequest.String() + " to " + cur.Class.String() +
+			" after the request was made, so the approver would not be approving what was asked.", nil
+	}
 	before, _, err := cr.Policies()
 	if err != nil {
 		return "", err

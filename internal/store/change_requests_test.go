@@ -185,3 +185,28 @@ func TestLowerRiskAndRetryRequests(t *testing.T) {
 		t.Fatalf("lower-risk diff = %+v", d)
 	}
 }
+
+// TestApprovalVoidWhenClassMoved: a request to expose a DESTRUCTIVE tool is
+// void once the tool has become PRIVILEGED, even though its policy is the
+// same: the approver would be approving a different risk than was asked.
+func TestApprovalVoidWhenClassMoved(t *testing.T) {
+	ctx := context.Background()
+	f := newCRFixture(t)
+	cr := f.exposeRequest(t, f.admin)
+	if cr.ClassAtRequest != risk.Destructive {
+		t.Fatalf("class at request = %s, want DESTRUCTIVE", cr.ClassAtRequest)
+	}
+	if err := f.db.RaiseToolClass(ctx, "admin@example.com", "orders_delete", risk.Privileged, "it deletes accounts too"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.db.ApproveChangeRequest(ctx, f.approver.ID, cr.ID, "fine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != StatusVoid || !strings.Contains(got.VoidReason, "DESTRUCTIVE to PRIVILEGED") {
+		t.Fatalf("approval after a class change = %+v, want void naming the classes", got)
+	}
+	if stored, _ := f.db.ToolPolicy(ctx, f.del.ToolID); stored.Policy.Exposed {
+		t.Fatal("a void approval exposed the tool")
+	}
+}
