@@ -13,6 +13,12 @@
 // decompression (R9). Every failure is an *Error with an R9 class, whether
 // the operation may have been applied, and an instruction for the agent.
 //
+// A runtime builds a new Executor for every bundle. Circuit breakers carry
+// over through a Breakers registry passed in Options.Breakers: a tool whose
+// breaker settings and origin did not change keeps its state, so a publish
+// does not reopen the gate to a failing upstream. BreakerState reads a
+// breaker for metrics.
+//
 // Every request that reaches the upstream is an attempt the executor
 // counted and decided on: requests are built so that net/http's Transport
 // never re-sends one on its own after a reused connection drops (replay.go

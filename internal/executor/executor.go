@@ -39,10 +39,15 @@ type Options struct {
 	// NewIdempotencyKey generates keys for policies with source
 	// "generated"; nil is a random UUID.
 	NewIdempotencyKey func() string
+	// Breakers carries circuit breakers over from the previous executor
+	// built with the same registry (see Breakers); nil gives this executor
+	// breakers of its own, all closed.
+	Breakers *Breakers
 }
 
 // Executor performs tool calls of one verified bundle under its policies.
-// It is safe for concurrent use; circuit breakers live as long as it does.
+// It is safe for concurrent use. Its circuit breakers live as long as it
+// does, or longer when they come from an Options.Breakers registry.
 type Executor struct {
 	tools         map[string]*tool
 	transport     http.RoundTripper
@@ -51,6 +56,7 @@ type Executor struct {
 	rand          func() float64
 	allowInsecure bool
 	logger        *slog.Logger
+	breakers      *Breakers
 	bufs          sync.Pool // *bytes.Buffer for response bodies
 }
 
@@ -105,6 +111,7 @@ func New(b *bundle.Bundle, opts Options) (*Executor, error) {
 	e := &Executor{
 		tools: make(map[string]*tool, len(b.Tools)), creds: opts.Credentials,
 		clock: opts.Clock, rand: opts.Rand, allowInsecure: opts.AllowInsecureCredentials, logger: opts.Logger,
+		breakers: opts.Breakers,
 	}
 	if e.clock == nil {
 		e.clock = realClock{}
@@ -115,13 +122,16 @@ func New(b *bundle.Bundle, opts Options) (*Executor, error) {
 	if e.logger == nil {
 		e.logger = slog.New(slog.DiscardHandler)
 	}
+	if e.breakers == nil {
+		e.breakers = NewBreakers()
+	}
 	newKey := opts.NewIdempotencyKey
 	if newKey == nil {
 		newKey = uuid.NewString
 	}
 	e.transport = opts.Transport
 	if e.transport == nil {
-		e.transport = newTransport()
+		e.transport = NewTransport()
 	}
 	sources := make(map[string]*source, len(b.Sources))
 	for _, s := range b.Sources {
@@ -142,13 +152,19 @@ func New(b *bundle.Bundle, opts Options) (*Executor, error) {
 		}
 		e.tools[bt.Name] = t
 	}
+	// Last, when nothing can fail any more: a bundle refused above must
+	// leave the registry as the executor in force uses it.
+	e.breakers.adopt(e.tools)
 	return e, nil
 }
 
-// newTransport is a clone of http.DefaultTransport with its own pool.
-// Decompression is done by the executor so that the response ceiling
-// counts decoded bytes (a gzip bomb stays bounded).
-func newTransport() *http.Transport {
+// NewTransport returns the transport settings an executor uses when
+// Options.Transport is nil: a clone of http.DefaultTransport with its own
+// connection pool, compression off (the executor decompresses itself, so
+// the response ceiling counts decoded bytes and a gzip bomb stays bounded),
+// and 64 idle connections per host. A runtime builds one and passes it to
+// every executor so that bundle swaps keep the pool.
+func NewTransport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression = true
 	tr.MaxIdleConnsPerHost = 64
@@ -163,6 +179,18 @@ func (e *Executor) Tools() []string {
 		names = append(names, n)
 	}
 	return names
+}
+
+// BreakerState reports the circuit breaker state of a tool of this
+// executor's bundle (exposed or not): BreakerClosed, BreakerHalfOpen or
+// BreakerOpen. It reads the breaker itself, so an open circuit whose reset
+// time has passed reads half-open. ok is false for a tool not in the bundle.
+func (e *Executor) BreakerState(name string) (state string, ok bool) {
+	t, ok := e.tools[name]
+	if !ok {
+		return "", false
+	}
+	return t.breaker.State().String(), true
 }
 
 // Call performs one tool call: arguments checked, request built once, then

@@ -2,13 +2,11 @@ package executor
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/sony/gobreaker/v2"
@@ -58,7 +56,7 @@ type pathPart struct {
 
 // tool is a bundle tool compiled for execution: effective policy, parsed
 // path template, parameters grouped and sorted, input schema compiled,
-// its own circuit breaker.
+// its own circuit breaker (given by Breakers.adopt once every tool compiled).
 type tool struct {
 	name     string
 	method   string
@@ -114,7 +112,6 @@ func compileTool(bt bundle.Tool, src *source, newKey func() string) (*tool, erro
 		return nil, fmt.Errorf("tool %q: %w", bt.Name, err)
 	}
 	t.schema = schema
-	t.breaker = newBreaker(bt.Name, t.policy.Breaker)
 	return t, nil
 }
 
@@ -234,28 +231,4 @@ func compileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	return s, nil
-}
-
-// errExcluded marks attempt outcomes the breaker must not count (R7: 4xx
-// client and auth failures, cancellations, attempts cut short by the call's
-// own deadline).
-var errExcluded = errors.New("not counted by the circuit breaker")
-
-// errFailure marks attempt outcomes that count as a failure.
-var errFailure = errors.New("transient failure")
-
-// newBreaker builds the breaker of one tool with gobreaker's two-step form:
-// Allow is called once per attempt (so failed retry attempts count, R7),
-// MaxRequests 1 lets exactly one probe through in half-open state even under
-// concurrency (the half-open check and the request count share one mutex),
-// and IsExcluded keeps 4xx from counting either way.
-func newBreaker(name string, b policy.Breaker) *gobreaker.TwoStepCircuitBreaker[struct{}] {
-	threshold := uint32(max(b.Threshold, 1))
-	return gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
-		Name:        name,
-		MaxRequests: 1,
-		Timeout:     time.Duration(b.ResetMS) * time.Millisecond,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= threshold },
-		IsExcluded:  func(err error) bool { return errors.Is(err, errExcluded) },
-	})
 }
