@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -58,7 +57,8 @@ type Options struct {
 	MaxStaleness time.Duration
 	// Executor are the options every executor is built with (credentials,
 	// local-development flag, clock). A nil Transport is replaced by one
-	// transport shared by every executor, so swaps keep the connection pool.
+	// executor.NewTransport shared by every executor, so swaps keep the
+	// connection pool.
 	Executor executor.Options
 	// HTTPClient talks to the console (nil: a client with a 30 s timeout).
 	HTTPClient *http.Client
@@ -116,7 +116,7 @@ func New(opts Options) (*Runtime, error) {
 	r.console = &console{base: trimBase(opts.ConsoleURL), token: opts.Token, name: opts.Name, id: id, httpClient: opts.HTTPClient}
 	r.execOpts = opts.Executor
 	if r.execOpts.Transport == nil {
-		r.execOpts.Transport = sharedTransport()
+		r.execOpts.Transport = executor.NewTransport()
 	}
 	r.metrics = newMetrics(r)
 	r.server = newMCPServer(opts)
@@ -171,17 +171,6 @@ func (o *Options) defaults() {
 	if o.Name == "" {
 		o.Name = "toolgate-runtime"
 	}
-}
-
-// sharedTransport is the executor's own transport settings (compression off:
-// the executor decompresses itself so the response ceiling counts decoded
-// bytes), created once per runtime so that bundle swaps keep one pool.
-func sharedTransport() *http.Transport {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DisableCompression = true
-	tr.MaxIdleConnsPerHost = 64
-	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	return tr
 }
 
 // InstanceID is the id this runtime reports to the console.
