@@ -22,6 +22,7 @@ var tourPages = []struct{ path, name, h1 string }{
 	{"/sources/orders", "source", "orders"},
 	{"/tools", "tools", "Tools"},
 	{"/tools/deleteOrder", "tool", "deleteOrder"},
+	{"/risk-rules", "risk-rules", "How risk classes are decided"},
 	{"/approvals", "approvals", "Approvals"},
 	{"/bundles", "bundles", "Bundles"},
 	{"/keys", "keys", "Signing keys"},

@@ -29,7 +29,7 @@ func navEntries() []navEntry {
 	return []navEntry{
 		{Label: "Dashboard", Href: "/", Roles: everyone},
 		{Label: "Sources", Href: "/sources", Roles: everyone},
-		{Label: "Tools", Href: "/tools", Roles: everyone},
+		{Label: "Tools", Href: "/tools", Roles: everyone, Also: []string{"/risk-rules"}},
 		{Label: "Approvals", Href: "/approvals", Roles: everyone},
 		{Label: "Bundles", Href: "/bundles", Roles: everyone, Also: []string{"/keys"}},
 		{Label: "Runtimes", Href: "/runtimes", Roles: everyone, Also: []string{"/tokens"}},
