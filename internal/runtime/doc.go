@@ -14,7 +14,10 @@
 // expired bundle is refused and the last good one stays in force (R11).
 // An accepted bundle is compiled into a new executor and swapped in with
 // one atomic pointer store: calls in flight finish on the executor they
-// started with. Circuit breakers start closed in the new executor.
+// started with. Every executor shares the runtime's executor.Breakers, so a
+// tool whose breaker settings and origin are unchanged keeps its circuit
+// state across the swap: a publish does not reopen the gate to a failing
+// upstream. A tool with changed settings starts closed.
 //
 // # State on disk (DATA_DIR/runtime, mode 0700, files 0600)
 //
@@ -48,11 +51,15 @@
 //	toolgate_runtime_calls_total{tool,class}          class OK or an R9 class
 //	toolgate_runtime_call_attempts_total{tool}
 //	toolgate_runtime_call_duration_seconds{tool}
-//	toolgate_runtime_breaker_open{tool}               as last observed by a call
+//	toolgate_runtime_breaker_open{tool}               1 open (calls refused), 0 closed or half-open
+//	toolgate_runtime_breaker_state{tool}              0 closed, 1 half-open, 2 open
 //	toolgate_runtime_bundle_version
 //	toolgate_runtime_bundle_age_seconds
 //	toolgate_runtime_bundle_stale
 //	toolgate_runtime_bundle_fetches_total{result}
 //	toolgate_runtime_bundle_refusals_total{reason}
 //	toolgate_runtime_tools_listed
+//
+// The breaker gauges are read from the executor's breakers at scrape time,
+// for every tool of the bundle in force.
 package runtime

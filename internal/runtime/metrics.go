@@ -19,7 +19,6 @@ type metrics struct {
 	calls    *prometheus.CounterVec
 	attempts *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	breaker  *prometheus.GaugeVec
 	fetches  *prometheus.CounterVec
 	refusals *prometheus.CounterVec
 	version  prometheus.Gauge
@@ -35,8 +34,6 @@ func newMetrics(r *Runtime) *metrics {
 			Help: "HTTP requests sent to upstreams by tool (retries included)."}, []string{"tool"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "toolgate_runtime_call_duration_seconds",
 			Help: "Duration of tool calls, all attempts and waits included.", Buckets: prometheus.DefBuckets}, []string{"tool"}),
-		breaker: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "toolgate_runtime_breaker_open",
-			Help: "1 when the last call of the tool was refused by its open circuit breaker (CIRCUIT_OPEN), 0 after a call that reached the network."}, []string{"tool"}),
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_runtime_bundle_fetches_total",
 			Help: "Bundle fetches by result: accepted, not_modified, refused, error."}, []string{"result"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_runtime_bundle_refusals_total",
@@ -62,7 +59,8 @@ func newMetrics(r *Runtime) *metrics {
 			}
 			return 0
 		})
-	m.reg.MustRegister(m.calls, m.attempts, m.duration, m.breaker, m.fetches, m.refusals, m.version, m.tools, age, stale)
+	m.reg.MustRegister(m.calls, m.attempts, m.duration, m.fetches, m.refusals, m.version, m.tools, age, stale,
+		newBreakerCollector(r))
 	return m
 }
 
@@ -70,15 +68,6 @@ func (m *metrics) call(res *executor.Result, class string) {
 	m.calls.WithLabelValues(res.Tool, class).Inc()
 	m.attempts.WithLabelValues(res.Tool).Add(float64(res.Attempts))
 	m.duration.WithLabelValues(res.Tool).Observe(res.Duration.Seconds())
-	// The executor does not expose its breakers, so the gauge follows what
-	// calls observe: CIRCUIT_OPEN means open, a call that reached the
-	// network means the breaker let it through.
-	switch {
-	case class == string(executor.ClassCircuitOpen):
-		m.breaker.WithLabelValues(res.Tool).Set(1)
-	case res.Attempts > 0:
-		m.breaker.WithLabelValues(res.Tool).Set(0)
-	}
 }
 
 func (m *metrics) fetch(result string) { m.fetches.WithLabelValues(result).Inc() }

@@ -58,7 +58,8 @@ type Options struct {
 	// Executor are the options every executor is built with (credentials,
 	// local-development flag, clock). A nil Transport is replaced by one
 	// executor.NewTransport shared by every executor, so swaps keep the
-	// connection pool.
+	// connection pool; a nil Breakers by one registry of the runtime's, so
+	// swaps keep each unchanged tool's circuit breaker (R7).
 	Executor executor.Options
 	// HTTPClient talks to the console (nil: a client with a 30 s timeout).
 	HTTPClient *http.Client
@@ -117,6 +118,9 @@ func New(opts Options) (*Runtime, error) {
 	r.execOpts = opts.Executor
 	if r.execOpts.Transport == nil {
 		r.execOpts.Transport = executor.NewTransport()
+	}
+	if r.execOpts.Breakers == nil {
+		r.execOpts.Breakers = executor.NewBreakers()
 	}
 	r.metrics = newMetrics(r)
 	r.server = newMCPServer(opts)
