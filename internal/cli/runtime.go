@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
@@ -30,9 +27,10 @@ type runtimeCmd struct {
 	TrustOnFirstUse bool   `name:"trust-on-first-use" help:"Without --key: fetch the console's keys once from /api/v1/keys and pin them in DATA_DIR/runtime/trusted-keys.json."`
 	Name            string `name:"name" env:"TOOLGATE_RUNTIME_NAME" placeholder:"NAME" help:"Name shown in the console's fleet view (default: host name)."`
 
-	Stdio       bool   `name:"stdio" help:"Serve MCP on stdin/stdout (for clients that start the runtime, e.g. Claude Desktop) instead of HTTP."`
-	MCPAddr     string `name:"mcp-addr" default:"127.0.0.1:8765" help:"Loopback address of the streamable HTTP MCP endpoint (path /mcp)."`
-	MetricsAddr string `name:"metrics-addr" default:"127.0.0.1:9464" help:"Loopback address of the Prometheus metrics (path /metrics); empty turns them off."`
+	Stdio       bool          `name:"stdio" help:"Serve MCP on stdin/stdout (for clients that start the runtime, e.g. Claude Desktop) instead of HTTP."`
+	StdioDrain  time.Duration `name:"stdio-drain" default:"30s" help:"With --stdio: once stdin ends, how long to keep answering the requests already read before exiting."`
+	MCPAddr     string        `name:"mcp-addr" default:"127.0.0.1:8765" help:"Loopback address of the streamable HTTP MCP endpoint (path /mcp)."`
+	MetricsAddr string        `name:"metrics-addr" default:"127.0.0.1:9464" help:"Loopback address of the Prometheus metrics (path /metrics); empty turns them off."`
 
 	PollInterval time.Duration `name:"poll-interval" default:"30s" help:"Mean time between bundle fetches."`
 	PollJitter   float64       `name:"poll-jitter" default:"0.2" help:"Fraction the poll interval varies by either way."`
@@ -84,11 +82,9 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		logger.Info("metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
 	}
 	if c.Stdio {
-		t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: stdoutCloser{env.Stdout}}
-		if err := rt.Server().Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, mcp.ErrConnectionClosed) && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("runtime: stdio: %w", err)
-		}
-		return nil
+		// Piped input ends right after the last request; ServeStdio still
+		// answers everything it read before returning.
+		return rt.ServeStdio(ctx, env.Stdin, env.Stdout, c.StdioDrain)
 	}
 	ln, err := listenRuntimeLoopback("--mcp-addr", c.MCPAddr)
 	if err != nil {
@@ -211,7 +207,3 @@ func runtimeLogLevel(s string) slog.Level {
 	}
 	return l
 }
-
-type stdoutCloser struct{ io.Writer }
-
-func (stdoutCloser) Close() error { return nil }

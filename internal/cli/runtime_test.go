@@ -233,3 +233,63 @@ func TestRuntimeRefusesBadConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// TestRuntimeStdioAnswersEverythingReadBeforeEOF: piped input (`printf
+// '...' | toolgate runtime --stdio`) ends right after the last request; the
+// runtime must still write the response of every request before exiting.
+func TestRuntimeStdioAnswersEverythingReadBeforeEOF(t *testing.T) {
+	f := newRuntimeFixture(t)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"call-3","method":"tools/call","params":{"name":"getOrder","arguments":{"order_id":"ord_0001"}}}`,
+	}, "\n") + "\n"
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(t.Context(), []string{"runtime", "--stdio", "--console", f.console.URL, "--data-dir", filepath.Join(f.dir, "data"),
+			"--key", f.keyFile, "--allow-insecure-credentials", "--metrics-addr", ""},
+			f.env(map[string]string{"TOOLGATE_RUNTIME_TOKEN": f.token}), strings.NewReader(in), &stdout, &stderr)
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("runtime returned %v; stderr %q", err, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("runtime did not exit after stdin ended")
+	}
+	responses := map[string]json.RawMessage{}
+	for line := range strings.Lines(stdout.String()) {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("stdout line %q: %v", line, err)
+		}
+		if msg.Error != nil {
+			t.Errorf("request %s failed: %s", msg.ID, msg.Error)
+		}
+		responses[string(msg.ID)] = msg.Result
+	}
+	for id, want := range map[string]string{
+		`1`:        `"serverInfo":{"name":"toolgate"`,
+		`2`:        `"name":"getOrder"`,
+		`"call-3"`: `\"id\":\"ord_0001\"`,
+	} {
+		got, ok := responses[id]
+		if !ok {
+			t.Errorf("no response to request %s on stdout:\n%s", id, stdout.String())
+			continue
+		}
+		if !strings.Contains(string(got), want) {
+			t.Errorf("response to %s = %s, want it to contain %s", id, got, want)
+		}
+	}
+	if strings.Contains(string(responses[`"call-3"`]), `"isError":true`) {
+		t.Errorf("tools/call failed: %s", responses[`"call-3"`])
+	}
+}

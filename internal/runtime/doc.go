@@ -46,6 +46,10 @@
 // answers with the executor's result JSON as text and structured content;
 // failures set isError and carry class, may_have_applied and instruction.
 //
+// ServeStdio serves the same server on stdin/stdout. When stdin ends it
+// still answers every request already read (bounded by a drain time), so
+// piped input gets all its responses.
+//
 // # Metrics (Prometheus text format, MetricsHandler)
 //
 //	toolgate_runtime_calls_total{tool,class}          class OK or an R9 class

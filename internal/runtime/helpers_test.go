@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -201,7 +202,7 @@ type rtOpts struct {
 	keys    *bundle.KeySet
 	tofu    bool
 	clock   *clock
-	logs    *bytes.Buffer
+	logs    io.Writer
 	console string
 }
 
