@@ -42,13 +42,15 @@ func (c *importCmd) Run(ctx context.Context, env *Env) error {
 			return Exit(2, fmt.Errorf("--origin: %w", err))
 		}
 	}
-	digest, err := digestPath(c.Path)
-	if err != nil {
-		return Exit(1, fmt.Errorf("import %s: %w", c.Path, err))
-	}
-	doc, err := openapi.LoadPath(c.Path, openapi.Options{Root: c.Root, MaxBytes: c.MaxBytes})
+	opts := openapi.Options{Root: c.Root, MaxBytes: c.MaxBytes}
+	doc, err := openapi.LoadPath(c.Path, opts)
 	if err != nil {
 		return Exit(1, oneLineError{fmt.Errorf("import %s: %w", c.Path, err)})
+	}
+	// After LoadPath, which refuses an oversized input before reading it.
+	digest, err := digestPath(c.Path, opts.MaxBytes)
+	if err != nil {
+		return Exit(1, fmt.Errorf("import %s: %w", c.Path, err))
 	}
 	db, err := openStore(ctx, c.DataDir, true)
 	if err != nil {
@@ -101,34 +103,66 @@ func confirm(env *Env, question string) bool {
 	return a == "y" || a == "yes"
 }
 
-// digestPath is importer.Digest of the file, or of every regular file under
-// the directory (names relative to it).
-func digestPath(p string) (string, error) {
+// digestPath is importer.Digest of the file, or of the JSON and YAML files
+// under the directory (names relative to it): the files openapi.LoadPath
+// reads, not whatever else the directory holds (a .git folder, build
+// output). Reading stops past maxBytes (0: openapi.DefaultMaxBytes), so the
+// digest never holds more in memory than the import itself may.
+func digestPath(p string, maxBytes int64) (string, error) {
+	if maxBytes <= 0 {
+		maxBytes = openapi.DefaultMaxBytes
+	}
+	var files []openapi.File
+	var total int64
+	read := func(path, name string) error {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxBytes-total+1))
+		if err != nil {
+			return err
+		}
+		if total += int64(len(b)); total > maxBytes {
+			return fmt.Errorf("digest: the input is over the %d byte limit", maxBytes)
+		}
+		files = append(files, openapi.File{Name: name, Data: b})
+		return nil
+	}
 	info, err := os.Stat(p)
 	if err != nil {
 		return "", err
 	}
 	if !info.IsDir() {
-		b, err := os.ReadFile(p)
-		if err != nil {
+		if err := read(p, filepath.Base(p)); err != nil {
 			return "", err
 		}
-		return importer.Digest([]openapi.File{{Name: filepath.Base(p), Data: b}}), nil
+		return importer.Digest(files), nil
 	}
-	var files []openapi.File
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
+		if err != nil || !d.Type().IsRegular() || !isSpecFile(path) {
 			return err
 		}
-		b, err := os.ReadFile(path)
+		rel, err := filepath.Rel(p, path)
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(p, path)
-		files = append(files, openapi.File{Name: filepath.ToSlash(rel), Data: b})
-		return nil
+		return read(path, filepath.ToSlash(rel))
 	})
-	return importer.Digest(files), err
+	if err != nil {
+		return "", err
+	}
+	return importer.Digest(files), nil
+}
+
+// isSpecFile is the file-name rule openapi.LoadPath applies in a directory.
+func isSpecFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json", ".yaml", ".yml":
+		return true
+	}
+	return false
 }
 
 // writePlan prints the diff: one line per added, restored, changed or

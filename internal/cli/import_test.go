@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/importer"
+	"github.com/toolgate/toolgate/internal/openapi"
 )
 
 const importDoc = `openapi: 3.0.3
@@ -87,5 +90,51 @@ func TestImportCommandNeedsAnOrigin(t *testing.T) {
 	var stderr bytes.Buffer
 	if ExitCode(err, &stderr) != 1 || !strings.Contains(stderr.String(), "give the origin") {
 		t.Errorf("stderr %q", stderr.String())
+	}
+}
+
+// TestDigestPathReadsOnlyWhatImportReads: the digest covers the JSON and
+// YAML files of a directory (what openapi.LoadPath parses), so a large file
+// of another kind next to them is neither read nor counted, and the limit
+// bounds what is read.
+func TestDigestPathReadsOnlyWhatImportReads(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pets.yaml", []byte(importDoc))
+	write("schemas/pet.json", []byte(`{"type":"object"}`))
+	write(".git/objects/pack.bin", bytes.Repeat([]byte{0}, 4096))
+	want := importer.Digest([]openapi.File{
+		{Name: "pets.yaml", Data: []byte(importDoc)},
+		{Name: "schemas/pet.json", Data: []byte(`{"type":"object"}`)},
+	})
+
+	tests := []struct {
+		name     string
+		path     string
+		maxBytes int64
+		want     string
+		wantErr  bool
+	}{
+		{"directory: spec files only", dir, 1024, want, false},
+		{"single file", filepath.Join(dir, "pets.yaml"), 0,
+			importer.Digest([]openapi.File{{Name: "pets.yaml", Data: []byte(importDoc)}}), false},
+		{"over the limit", dir, int64(len(importDoc)), "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := digestPath(tt.path, tt.maxBytes)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("digestPath = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
 	}
 }
