@@ -3,6 +3,7 @@ package openapi
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -95,24 +96,42 @@ func readDir(fsys fs.FS, limit int64) (FileSet, error) {
 		if d.IsDir() || !isSpecName(name) {
 			return nil
 		}
-		data, err := fs.ReadFile(fsys, name)
+		f, err := fsys.Open(name)
 		if err != nil {
 			return err
 		}
-		total += int64(len(data))
-		if total > limit {
-			return importErr(KindTooLarge, name, 0, 0, "the file set is over the %d byte limit", limit)
+		data, err := readMember(f, name, limit, &total)
+		f.Close()
+		if err != nil {
+			return err
 		}
 		set.Files = append(set.Files, File{Name: name, Data: data})
 		return nil
 	})
 	if err != nil {
-		if ie, ok := err.(*ImportError); ok {
+		var ie *ImportError
+		if errors.As(err, &ie) {
 			return set, ie
 		}
 		return set, &ImportError{Kind: KindFileSet, Msg: "cannot read directory: " + err.Error(), Err: err}
 	}
 	return set, nil
+}
+
+// readMember reads one member of a set whose members so far hold *total
+// bytes, adding its size to *total. It reads at most one byte past the
+// limit, never trusting a size the file system or archive claims, so a huge
+// member is refused without being held in memory.
+func readMember(r io.Reader, name string, limit int64, total *int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit-*total+1))
+	if err != nil {
+		return nil, err
+	}
+	*total += int64(len(b))
+	if *total > limit {
+		return nil, importErr(KindTooLarge, name, 0, 0, "the file set is over the %d byte limit", limit)
+	}
+	return b, nil
 }
 
 // LoadZip imports a .zip archive as a multi-file set. Sizes are checked
@@ -136,14 +155,14 @@ func LoadZip(data []byte, opts Options) (*Document, error) {
 		if err != nil {
 			return nil, &ImportError{Kind: KindFileSet, File: zf.Name, Msg: "cannot open in zip: " + err.Error(), Err: err}
 		}
-		b, err := io.ReadAll(io.LimitReader(rc, limit-total+1))
+		b, err := readMember(rc, zf.Name, limit, &total)
 		rc.Close()
 		if err != nil {
+			var ie *ImportError
+			if errors.As(err, &ie) {
+				return nil, ie
+			}
 			return nil, &ImportError{Kind: KindFileSet, File: zf.Name, Msg: "cannot read in zip: " + err.Error(), Err: err}
-		}
-		total += int64(len(b))
-		if total > limit {
-			return nil, importErr(KindTooLarge, zf.Name, 0, 0, "the file set is over the %d byte limit", limit)
 		}
 		set.Files = append(set.Files, File{Name: zf.Name, Data: b})
 	}

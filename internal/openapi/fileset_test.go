@@ -4,12 +4,14 @@ import (
 	"archive/zip"
 	"bytes"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // multiFileSet is a small set spread over nested directories: a path item
@@ -188,6 +190,57 @@ func TestLoadPathDirectory(t *testing.T) {
 	}
 	doc, err := LoadPath(dir, Options{})
 	checkMultiFileSet(t, doc, err)
+}
+
+// TestReadDirStopsAtTheLimit reads a directory whose one file is far larger
+// than the limit (and whose size claim is a lie, as on a pipe or a file that
+// grows): the read must stop one byte past the limit instead of pulling the
+// whole file into memory first.
+func TestReadDirStopsAtTheLimit(t *testing.T) {
+	const limit = 4 << 10
+	fsys := &endlessFileFS{dir: fstest.MapFS{"big.json": {Data: []byte("{}")}}, name: "big.json", size: 64 << 20}
+	_, err := readDir(fsys, limit)
+	if k := KindOf(err); k != KindTooLarge {
+		t.Fatalf("err = %v (kind %q), want too_large", err, k)
+	}
+	if fsys.served > limit+1 {
+		t.Errorf("read %d bytes of the file for a %d byte limit", fsys.served, limit)
+	}
+}
+
+// endlessFileFS serves dir, except that the file called name yields size
+// bytes of '{' whatever its stat says, counting what was read. It has only
+// Open, so fs.ReadFile and fs.WalkDir cannot bypass it.
+type endlessFileFS struct {
+	dir    fstest.MapFS
+	name   string
+	size   int64
+	served int64
+}
+
+func (e *endlessFileFS) Open(name string) (fs.File, error) {
+	f, err := e.dir.Open(name)
+	if err != nil || name != e.name {
+		return f, err
+	}
+	return &endlessFile{File: f, fs: e}, nil
+}
+
+type endlessFile struct {
+	fs.File
+	fs *endlessFileFS
+}
+
+func (f *endlessFile) Read(p []byte) (int, error) {
+	n := int(min(int64(len(p)), f.fs.size-f.fs.served))
+	if n <= 0 {
+		return 0, io.EOF
+	}
+	for i := range p[:n] {
+		p[i] = '{'
+	}
+	f.fs.served += int64(n)
+	return n, nil
 }
 
 func TestLoadFilesRoots(t *testing.T) {
