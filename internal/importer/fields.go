@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -66,16 +67,25 @@ func ParametersText(params []openapi.Parameter, body *openapi.RequestBody) strin
 	return strings.Join(parts, " ")
 }
 
-// schemaType extracts the top-level "type" of a parameter schema cheaply;
-// a changed type changes what an agent must send.
+// schemaType renders the top-level "type" of a parameter schema, "(array)"
+// or "(string|null)": a changed type changes what an agent must send. The
+// schema is decoded rather than searched, because a nested "type" (under
+// "items" or "properties") sorts before the top-level one in the JSON the
+// openapi package writes.
 func schemaType(schema []byte) string {
-	i := strings.Index(string(schema), `"type":"`)
-	if i < 0 {
+	var s struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &s) != nil || len(s.Type) == 0 {
 		return ""
 	}
-	rest := string(schema[i+len(`"type":"`):])
-	if j := strings.IndexByte(rest, '"'); j >= 0 {
-		return "(" + rest[:j] + ")"
+	var one string
+	if json.Unmarshal(s.Type, &one) == nil && one != "" {
+		return "(" + one + ")"
+	}
+	var many []string
+	if json.Unmarshal(s.Type, &many) == nil && len(many) > 0 {
+		return "(" + strings.Join(many, "|") + ")"
 	}
 	return ""
 }
