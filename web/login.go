@@ -22,6 +22,30 @@ const (
 	msgThrottled = "Too many failed sign-ins. Wait a minute, then try again."
 )
 
+// notAnEmail is the account recorded for a sign-in whose email field does
+// not hold an email address. People type their password there by mistake,
+// and the audit log is readable by every role; it also keeps an anonymous
+// request from writing an arbitrarily long string into the audit log and
+// into the throttle's memory.
+const notAnEmail = "(not an email address)"
+
+// maxEmailLen is the longest address SMTP allows (RFC 5321 §4.5.3.1.3).
+const maxEmailLen = 254
+
+// signInAccount is the account a sign-in attempt is throttled and audited
+// under: the typed address, normalised, or notAnEmail. No stored user has
+// notAnEmail as address, so looking it up finds nobody.
+func signInAccount(typed string) string {
+	if len(typed) > maxEmailLen {
+		return notAnEmail
+	}
+	email, err := store.NormalizeEmail(typed)
+	if err != nil {
+		return notAnEmail
+	}
+	return email
+}
+
 func (s *Server) loginForm(c echo.Context) error {
 	if currentUser(c) != nil {
 		return seeOther(c, "/")
@@ -33,7 +57,7 @@ func (s *Server) loginSubmit(c echo.Context) error {
 	ctx := c.Request().Context()
 	email, password := strings.TrimSpace(c.FormValue("email")), c.FormValue("password")
 	next := safeNext(c.FormValue("next"))
-	account, addr, now := strings.ToLower(email), c.RealIP(), time.Now()
+	account, addr, now := signInAccount(email), c.RealIP(), time.Now()
 	refuse := func(status int, msg string) error {
 		m := views.LoginView{Page: s.page(c, "Sign in"), Email: email, Next: next, Errors: []views.FormError{{Message: msg}}}
 		return render(c, status, views.LoginPage(m))
@@ -44,7 +68,7 @@ func (s *Server) loginSubmit(c echo.Context) error {
 		}
 		return refuse(http.StatusTooManyRequests, msgThrottled)
 	}
-	u, reason, err := s.checkCredentials(ctx, email, password)
+	u, reason, err := s.checkCredentials(ctx, account, password)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/store"
 )
 
 func sessionFrom(t *testing.T, resp *http.Response) *http.Cookie {
@@ -144,6 +146,24 @@ func TestLogin(t *testing.T) {
 		resp := login("approver@example.com", testPassword, "10.0.2.1")
 		if resp.StatusCode != 429 || sessionFrom(t, resp) != nil {
 			t.Fatalf("6th attempt with the right password: status %d", resp.StatusCode)
+		}
+	})
+	t.Run("only an email address is recorded as the account", func(t *testing.T) {
+		typed := []string{testPassword, strings.Repeat("x", 10000) + "@example.com"}
+		for _, email := range typed {
+			if resp := login(email, "wrong password!", "10.0.3.1"); resp.StatusCode != 401 {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+		}
+		res, _, err := a.db.QueryAudit(context.Background(), store.AuditFilter{Action: "login.failure", Limit: len(typed)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range res {
+			if e.Actor != notAnEmail || e.Subject != "email:"+notAnEmail ||
+				strings.Contains(e.After, "horse") || strings.Contains(e.After, "xxx") {
+				t.Errorf("audit entry records what was typed: actor %.40q subject %.40q after %.80q", e.Actor, e.Subject, e.After)
+			}
 		}
 	})
 	entries, err := a.db.AuditEntries(context.Background())
