@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -88,8 +89,14 @@ func (c *keysRetireCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	if cur, err := db.LatestBundle(ctx); err == nil && cur.KeyID == c.KeyID {
+	// Only "nothing published yet" lets the check pass: a failed read must
+	// not retire the key runtimes are verifying the current bundle with.
+	cur, err := db.LatestBundle(ctx)
+	switch {
+	case err == nil && cur.KeyID == c.KeyID:
 		return Exit(1, fmt.Errorf("keys retire: the current bundle v%d is signed with %s: publish with the new key first", cur.Version, c.KeyID))
+	case err != nil && apperr.CodeOf(err) != apperr.NotFound:
+		return fmt.Errorf("keys retire: reading the current bundle: %w", err)
 	}
 	dir := signingKeys(c.DataDir)
 	err = db.RecordKeyChange(ctx, store.KeyChange{Actor: cliActor(), Action: store.KeyRetire,
