@@ -83,19 +83,9 @@ func (db *DB) appendAudit(ctx context.Context, tx *sqlx.Tx, e audit.Entry) error
 func (db *DB) AuditEntries(ctx context.Context) ([]audit.Entry, error) {
 	var out []audit.Entry
 	err := db.inTx(ctx, "audit entries", func(tx *sqlx.Tx) error {
-		var rows []auditRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT * FROM audit_log ORDER BY id`); err != nil {
-			return err
-		}
-		out = make([]audit.Entry, 0, len(rows))
-		for _, r := range rows {
-			e, err := r.entry()
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return nil
+		var err error
+		out, err = auditRows(ctx, tx, `SELECT * FROM audit_log ORDER BY id`)
+		return err
 	})
 	return out, err
 }

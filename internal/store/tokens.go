@@ -130,17 +130,6 @@ func (db *DB) RevokeRuntimeToken(ctx context.Context, actor, name string) (*Runt
 	return tok, err
 }
 
-// RuntimeTokenByID returns one token.
-func (db *DB) RuntimeTokenByID(ctx context.Context, id int64) (*RuntimeToken, error) {
-	var tok *RuntimeToken
-	err := db.inTx(ctx, "runtime token", func(tx *sqlx.Tx) error {
-		var err error
-		tok, err = tokenBy(ctx, tx, "id", id)
-		return err
-	})
-	return tok, err
-}
-
 // ListRuntimeTokens returns every token, active ones first, then by name.
 func (db *DB) ListRuntimeTokens(ctx context.Context) ([]*RuntimeToken, error) {
 	var out []*RuntimeToken

@@ -107,8 +107,11 @@ func TestRuntimeFleet(t *testing.T) {
 	if i1.Version != 3 || !i1.FirstSeen.Equal(first) || !i1.LastSeen.Equal(f.now) || i1.TokenName != "fleet" || i1.RemoteAddr != "10.0.0.9" {
 		t.Fatalf("i-1 = %+v", i1)
 	}
-	got, _ := f.db.RuntimeTokenByID(ctx, tok.ID)
-	if got.LastUsedAt == nil || !got.LastUsedAt.Equal(f.now) {
+	tokens, err := f.db.ListRuntimeTokens(ctx)
+	if err != nil || len(tokens) != 1 || tokens[0].ID != tok.ID {
+		t.Fatalf("tokens %+v, %v", tokens, err)
+	}
+	if got := tokens[0]; got.LastUsedAt == nil || !got.LastUsedAt.Equal(f.now) {
 		t.Fatalf("token last used %v", got.LastUsedAt)
 	}
 }

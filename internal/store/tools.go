@@ -8,7 +8,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -129,27 +128,6 @@ func (db *DB) ToolByName(ctx context.Context, name string) (*Tool, error) {
 			return err
 		}
 		return tx.SelectContext(ctx, &out.Tags, `SELECT tag FROM tool_tags WHERE tool_id = ? ORDER BY tag`, out.ID)
-	})
-	return out, err
-}
-
-// ToolHistory returns the audit entries about one tool, newest first.
-func (db *DB) ToolHistory(ctx context.Context, name string, limit int) ([]audit.Entry, error) {
-	var out []audit.Entry
-	err := db.inTx(ctx, "tool history", func(tx *sqlx.Tx) error {
-		var rows []auditRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT * FROM audit_log WHERE subject = ? ORDER BY id DESC LIMIT ?`,
-			SubjectTool(name), limit); err != nil {
-			return err
-		}
-		for _, r := range rows {
-			e, err := r.entry()
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return nil
 	})
 	return out, err
 }

@@ -171,7 +171,7 @@ func TestRaiseToolClass(t *testing.T) {
 	if g := mustTool(t, db, "getPet"); g.Class != risk.Privileged || g.RiskOverrideReason == "" {
 		t.Errorf("raise lost on re-import: %v %q", g.Class, g.RiskOverrideReason)
 	}
-	hist, err := db.ToolHistory(ctx, "getPet", 10)
+	hist, _, err := db.QueryAudit(ctx, AuditFilter{Subject: SubjectTool("getPet"), Limit: 10})
 	if err != nil || len(hist) != 2 || hist[0].Action != "tool.suspend" || hist[1].Action != "tool.raise_risk" {
 		t.Errorf("history %+v, %v", hist, err)
 	}
