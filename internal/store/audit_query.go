@@ -32,9 +32,8 @@ func (f AuditFilter) where() (string, []any) {
 	}
 	switch {
 	case strings.HasSuffix(f.Action, "."):
-		// Escape LIKE's wildcards: action names contain "_".
-		p := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.Action)
-		conds, args = append(conds, `action LIKE ? ESCAPE '\'`), append(args, p+"%")
+		// Action names contain "_", a LIKE wildcard.
+		conds, args = append(conds, `action LIKE ? ESCAPE '\'`), append(args, escapeLike(f.Action)+"%")
 	case f.Action != "":
 		conds, args = append(conds, "action = ?"), append(args, f.Action)
 	}

@@ -329,7 +329,15 @@ func (db *DB) ChangeRequests(ctx context.Context, f ChangeRequestFilter) ([]Chan
 func (db *DB) CountPendingFor(ctx context.Context, userID int64) (int, error) {
 	var n int
 	err := db.inTx(ctx, "count pending change requests", func(tx *sqlx.Tx) error {
-		return tx.GetContext(ctx, &n, `SELECT count(*) FROM change_requests WHERE status = 'pending' AND requested_by <> ?`, userID)
+		var err error
+		n, err = countPendingFor(ctx, tx, userID)
+		return err
 	})
+	return n, err
+}
+
+func countPendingFor(ctx context.Context, tx *sqlx.Tx, userID int64) (int, error) {
+	var n int
+	err := tx.GetContext(ctx, &n, `SELECT count(*) FROM change_requests WHERE status = 'pending' AND requested_by <> ?`, userID)
 	return n, err
 }

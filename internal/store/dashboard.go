@@ -59,8 +59,8 @@ func (db *DB) Dashboard(ctx context.Context, q DashboardQuery) (*DashboardFacts,
 		if err := tx.GetContext(ctx, &f.Pending, `SELECT count(*) FROM change_requests WHERE status = 'pending'`); err != nil {
 			return err
 		}
-		if err := tx.GetContext(ctx, &f.PendingForUser,
-			`SELECT count(*) FROM change_requests WHERE status = 'pending' AND requested_by <> ?`, q.UserID); err != nil {
+		var err error
+		if f.PendingForUser, err = countPendingFor(ctx, tx, q.UserID); err != nil {
 			return err
 		}
 		if err := dashboardBundle(ctx, tx, f); err != nil {
@@ -69,7 +69,6 @@ func (db *DB) Dashboard(ctx context.Context, q DashboardQuery) (*DashboardFacts,
 		if err := dashboardRuntimes(ctx, tx, f, q.SeenSince); err != nil {
 			return err
 		}
-		var err error
 		f.Recent, err = auditRows(ctx, tx, `SELECT * FROM audit_log ORDER BY id DESC LIMIT ?`, max(q.RecentAudit, 0))
 		return err
 	})

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -157,6 +158,12 @@ func notFound(err error, what string) error {
 		return apperr.NotFoundf("%s was not found.", what)
 	}
 	return err
+}
+
+// escapeLike escapes LIKE's wildcards and its escape character, so text
+// typed into a filter matches literally in a `LIKE ? ESCAPE '\'` clause.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 func formatTime(t time.Time) string { return t.UTC().Format(audit.TimeLayout) }

@@ -73,7 +73,7 @@ func (q ToolQuery) where() (string, []any) {
 		add("p.suspended_reason <> ''")
 	}
 	if q.Text != "" {
-		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q.Text) + "%"
+		like := "%" + escapeLike(q.Text) + "%"
 		add(`(t.name LIKE ? ESCAPE '\' OR t.path LIKE ? ESCAPE '\' OR t.summary LIKE ? ESCAPE '\' OR t.operation_id LIKE ? ESCAPE '\')`,
 			like, like, like, like)
 	}
