@@ -189,7 +189,11 @@ func (db *DB) decide(ctx context.Context, tx *sqlx.Tx, actor string, cr *ChangeR
 	if err != nil {
 		return err
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
 		return apperr.Conflictf("This request is no longer pending.")
 	}
 	after := map[string]any{"request": cr.ID, "kind": cr.Kind, "status": status, "after": json.RawMessage(cr.After)}
