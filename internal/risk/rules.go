@@ -197,17 +197,7 @@ func matchIdentityScope(f *facts, terms []string) []string {
 	return out
 }
 
-func matchSegments(f *facts, terms []string) []string {
-	var out []string
-	for _, seg := range f.segments {
-		for _, w := range seg {
-			if slices.Contains(terms, w) && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
-		}
-	}
-	return out
-}
+func matchSegments(f *facts, terms []string) []string { return segmentTerms(f, terms, false) }
 
 func matchCredential(f *facts, terms []string) []string {
 	out := matchSegments(f, terms)
@@ -222,9 +212,16 @@ func matchIdentityPath(f *facts, terms []string) []string {
 	if !f.mutation {
 		return nil
 	}
+	return segmentTerms(f, terms, true)
+}
+
+// segmentTerms lists the terms that are words of literal path segments,
+// each once, in path order; skipSelf leaves out the segments that name the
+// caller's own object (/users/@me).
+func segmentTerms(f *facts, terms []string, skipSelf bool) []string {
 	var out []string
 	for i, seg := range f.segments {
-		if f.selfAfter[i] {
+		if skipSelf && f.selfAfter[i] {
 			continue
 		}
 		for _, w := range seg {

@@ -94,7 +94,9 @@ type extension struct {
 	value string
 }
 
-// safeMethods are the methods HTTP defines as safe (RFC 9110 §9.2.1).
+// isSafeMethod reports whether HTTP defines m as safe (RFC 9110 §9.2.1).
+// TRACE counts here, unlike for retries (policy.IsSafeMethod): the risk
+// engine asks what a method does, not whether repeating it is harmless.
 func isSafeMethod(m string) bool {
 	switch m {
 	case "GET", "HEAD", "OPTIONS", "TRACE":
@@ -148,7 +150,8 @@ func extractFacts(op *openapi.Operation) *facts {
 		f.extensions = append(f.extensions, extension{name: name, value: string(raw)})
 	}
 	slices.SortFunc(f.extensions, func(a, b extension) int { return strings.Compare(a.name, b.name) })
-	f.mutation = !f.safe || containsAny(f.actionWords, stateChangingVerbs())
+	changing := stateChangingVerbs()
+	f.mutation = !f.safe || slices.ContainsFunc(f.actionWords, func(w string) bool { return isVerb(w, changing) })
 	return f
 }
 
@@ -283,13 +286,4 @@ func baseVerb(w string, verbs []string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func containsAny(ws []string, verbs []string) bool {
-	for _, w := range ws {
-		if _, ok := baseVerb(w, verbs); ok {
-			return true
-		}
-	}
-	return false
 }
