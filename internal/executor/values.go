@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // listValues formats a scalar or an array of scalars.
@@ -69,10 +70,20 @@ func isJSONMediaType(mt string) bool {
 	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
+// maxMessage bounds the validator's text in an INVALID_ARGUMENTS message.
+const maxMessage = 500
+
+// oneLine collapses s to one line of at most maxMessage bytes plus "…",
+// cut at a rune boundary: the message goes to the agent as JSON, where a
+// split rune would turn into U+FFFD.
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 500 {
-		s = s[:500] + "…"
+	if len(s) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
 	}
 	return s
 }
