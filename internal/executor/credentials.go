@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -179,18 +178,6 @@ func resolveValue(s string, getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("environment variable %s is not set", name)
 	}
 	return v, nil
-}
-
-// Sources lists the names of the sources that have credentials, sorted.
-func (fc *FileCredentials) Sources() []string {
-	fc.mu.RLock()
-	defer fc.mu.RUnlock()
-	names := make([]string, 0, len(fc.sources))
-	for n := range fc.sources {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // Apply implements CredentialProvider.

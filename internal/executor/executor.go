@@ -172,15 +172,6 @@ func NewTransport() *http.Transport {
 	return tr
 }
 
-// Tools lists the names of the bundle's tools (exposed or not), unsorted.
-func (e *Executor) Tools() []string {
-	names := make([]string, 0, len(e.tools))
-	for n := range e.tools {
-		names = append(names, n)
-	}
-	return names
-}
-
 // BreakerState reports the circuit breaker state of a tool of this
 // executor's bundle (exposed or not): BreakerClosed, BreakerHalfOpen or
 // BreakerOpen. It reads the breaker itself, so an open circuit whose reset

@@ -23,18 +23,15 @@ type source struct {
 	basePathEscaped string
 }
 
+// compileSource checks the origin with the bundle's own rule (a bundle that
+// did not come through Verify may reach New) and parses it once.
 func compileSource(s bundle.Source) (*source, error) {
+	if err := bundle.ValidateOrigin(s.Origin); err != nil {
+		return nil, fmt.Errorf("source %q: %w", s.Name, err)
+	}
 	u, err := url.Parse(s.Origin)
 	if err != nil {
 		return nil, fmt.Errorf("source %q: origin: %w", s.Name, err)
-	}
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("source %q: origin %q: scheme must be http or https", s.Name, s.Origin)
-	case u.User != nil:
-		return nil, fmt.Errorf("source %q: origin %q: user information is not allowed", s.Name, s.Origin)
-	case u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
-		return nil, fmt.Errorf("source %q: origin %q: want scheme://host[:port]", s.Name, s.Origin)
 	}
 	if s.BasePath != "" && (!strings.HasPrefix(s.BasePath, "/") || strings.HasSuffix(s.BasePath, "/")) {
 		return nil, fmt.Errorf("source %q: base path %q: want \"\" or /segment[/segment...]", s.Name, s.BasePath)
