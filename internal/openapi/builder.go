@@ -183,22 +183,27 @@ func assignArgs(params []Parameter) string {
 	return "body"
 }
 
-// mergeParams applies OpenAPI's rule: operation-level parameters override
-// path-level ones with the same name and location.
-func mergeParams(pathLevel, opLevel []Parameter) []Parameter {
-	key := func(p Parameter) string { return p.In + "\x00" + p.Name }
+// mergeParams applies OpenAPI's rule that an operation-level parameter
+// overrides a path-level one with the same name and location: params lists
+// the path level first, and a later entry takes the place of an earlier one
+// with the same key.
+func mergeParams[P any](params []P, key func(P) string) []P {
 	seen := map[string]int{}
-	var out []Parameter
-	for _, p := range append(append([]Parameter{}, pathLevel...), opLevel...) {
-		if i, ok := seen[key(p)]; ok {
+	var out []P
+	for _, p := range params {
+		k := key(p)
+		if i, ok := seen[k]; ok {
 			out[i] = p
 			continue
 		}
-		seen[key(p)] = len(out)
+		seen[k] = len(out)
 		out = append(out, p)
 	}
 	return out
 }
+
+// paramKey is a parameter's identity under mergeParams.
+func paramKey(p Parameter) string { return p.In + "\x00" + p.Name }
 
 // securityOf converts libopenapi requirements; an empty requirement object
 // ({}) is an alternative needing nothing, kept as an empty alternative.

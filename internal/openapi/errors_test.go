@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -116,8 +117,8 @@ func billionLaughs() string {
 	var b strings.Builder
 	b.WriteString("openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: {}\nx-lol0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
 	for i := 1; i <= 9; i++ {
-		prev := "*l" + itoa(i-1)
-		b.WriteString("x-lol" + itoa(i) + ": &l" + itoa(i) + " [" + strings.Repeat(prev+", ", 9) + prev + "]\n")
+		prev := "*l" + strconv.Itoa(i-1)
+		b.WriteString("x-lol" + strconv.Itoa(i) + ": &l" + strconv.Itoa(i) + " [" + strings.Repeat(prev+", ", 9) + prev + "]\n")
 	}
 	return b.String()
 }

@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -65,10 +66,10 @@ func TestAdyenIdempotencyKeys(t *testing.T) {
 func bigSchemaDoc() string {
 	var props, params strings.Builder
 	for i := range 40 {
-		props.WriteString("        f" + itoa(i) + ": {type: string, description: " + strings.Repeat("d", 60) + "}\n")
+		props.WriteString("        f" + strconv.Itoa(i) + ": {type: string, description: " + strings.Repeat("d", 60) + "}\n")
 	}
 	for i := range 8 {
-		params.WriteString("        - {name: q" + itoa(i) + ", in: query, schema: {type: string, pattern: '^" + strings.Repeat("a", 80) + "$'}}\n")
+		params.WriteString("        - {name: q" + strconv.Itoa(i) + ", in: query, schema: {type: string, pattern: '^" + strings.Repeat("a", 80) + "$'}}\n")
 	}
 	return "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    post:\n      parameters:\n" + params.String() +
 		"      requestBody:\n        content:\n          application/json:\n            schema:\n              type: object\n              properties:\n" +
@@ -107,7 +108,7 @@ func TestMaxSchemaBytes(t *testing.T) {
 			if len(in.Properties) != 9 {
 				t.Errorf("%d properties, want 8 parameters and the body even when cut", len(in.Properties))
 			}
-			warning := "POST /a: input schema over " + itoa(c.max) + " bytes, body schema not expanded"
+			warning := "POST /a: input schema over " + strconv.Itoa(c.max) + " bytes, body schema not expanded"
 			if slices.Contains(doc.Warnings, warning) != c.wantWarning {
 				t.Errorf("warnings = %q, want %q: %v", doc.Warnings, warning, c.wantWarning)
 			}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -98,7 +99,7 @@ func AssignToolNames(ops []Operation) {
 			// collision or with an unrelated plain name; widen the suffix
 			// deterministically until it is free.
 			for salt := 0; taken[n]; salt++ {
-				n = withSuffix(name, ops[i].Method, ops[i].PathKey+"#"+itoa(salt))
+				n = withSuffix(name, ops[i].Method, ops[i].PathKey+"#"+strconv.Itoa(salt))
 			}
 			taken[n] = true
 			ops[i].Tool = n

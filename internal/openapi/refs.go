@@ -3,6 +3,7 @@ package openapi
 import (
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/pb33f/go-yaml"
@@ -64,7 +65,7 @@ func (rc *refChecker) collectIDs(file string, n *yaml.Node, toks []string, id st
 	if n == nil || n.Kind != yaml.MappingNode {
 		if n != nil && n.Kind == yaml.SequenceNode {
 			for i, c := range n.Content {
-				rc.collectIDs(file, c, append(toks, itoa(i)), id)
+				rc.collectIDs(file, c, append(toks, strconv.Itoa(i)), id)
 			}
 		}
 		return
@@ -85,14 +86,6 @@ func (rc *refChecker) collectIDs(file string, n *yaml.Node, toks []string, id st
 			rc.collectIDs(file, n.Content[i+1], append(toks, k), id)
 		}
 	}
-}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
 }
 
 // check walks every file and validates each $ref. In the root file it

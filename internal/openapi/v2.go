@@ -72,20 +72,8 @@ func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operatio
 	}
 	// Merge raw parameters first so an operation-level body or formData
 	// parameter overrides a path-level one like any other.
-	merged := map[string]int{}
-	var all []*v2.Parameter
-	for _, p := range append(slices.Clone(path.params), op.Parameters...) {
-		if p == nil {
-			continue
-		}
-		k := p.In + "\x00" + p.Name
-		if i, ok := merged[k]; ok {
-			all[i] = p
-			continue
-		}
-		merged[k] = len(all)
-		all = append(all, p)
-	}
+	all := slices.DeleteFunc(slices.Concat(path.params, op.Parameters), func(p *v2.Parameter) bool { return p == nil })
+	all = mergeParams(all, func(p *v2.Parameter) string { return p.In + "\x00" + p.Name })
 	var body *base.SchemaProxy
 	var form map[string]any
 	formReq := []string{}

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/pb33f/libopenapi"
@@ -76,7 +77,7 @@ func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []Securi
 			Description: op.Description,
 			Tags:        op.Tags,
 			Deprecated:  op.Deprecated != nil && *op.Deprecated,
-			Parameters:  mergeParams(pathParams, b.paramsV3(op.Parameters)),
+			Parameters:  mergeParams(slices.Concat(pathParams, b.paramsV3(op.Parameters)), paramKey),
 			Servers:     servers,
 			Security:    docSecurity,
 			Extensions:  mergeExtensions(pathExt, extensions(op.Extensions)),
