@@ -1,21 +1,12 @@
 package web
 
 import (
-	"strconv"
-
 	"github.com/labstack/echo/v4"
 
-	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-func requestID(c echo.Context) (int64, error) {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, apperr.NotFoundf("The change request was not found.")
-	}
-	return id, nil
-}
+func requestID(c echo.Context) (int64, error) { return pathID(c, "The change request") }
 
 // approvalsApprove approves a request (approver role by route; the store
 // refuses self-approval and non-approvers again, whatever the UI showed).

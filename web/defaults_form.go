@@ -12,16 +12,12 @@ import (
 
 // defaultsForm converts project defaults into the page's values.
 func defaultsForm(d policy.ProjectDefaults) views.DefaultsFormVM {
-	on := d.Safe.RetryOn
-	if on == nil {
-		on = policy.DefaultRetryOn()
-	}
 	return views.DefaultsFormVM{
 		SafeAttempts:       strconv.Itoa(d.Safe.Attempts),
 		SafeBackoffMS:      strconv.Itoa(d.Safe.BackoffMS),
 		SafeMultiplier:     strconv.FormatFloat(d.Safe.Multiplier, 'g', -1, 64),
 		SafeJitter:         d.Safe.Jitter,
-		SafeRetryOn:        on,
+		SafeRetryOn:        retryOnOrDefault(d.Safe.RetryOn),
 		SafeTimeoutMS:      strconv.Itoa(d.Safe.TimeoutMS),
 		AllTimeoutMS:       strconv.Itoa(d.All.TimeoutMS),
 		AllDeadlineMS:      strconv.Itoa(d.All.DeadlineMS),
@@ -36,7 +32,7 @@ func defaultsForm(d policy.ProjectDefaults) views.DefaultsFormVM {
 // policy.ProjectDefaults exist, so no form can ask defaults for anything R2
 // or R10 reserves to explicit per-tool actions, whatever it posts.
 func readDefaultsForm(c echo.Context, base policy.ProjectDefaults) (policy.ProjectDefaults, views.DefaultsFormVM, map[string]string) {
-	errs := map[string]string{}
+	errs := fieldProblems{}
 	f := views.DefaultsFormVM{
 		SafeAttempts: c.FormValue("safe.attempts"), SafeBackoffMS: c.FormValue("safe.backoff_ms"),
 		SafeMultiplier: c.FormValue("safe.multiplier"), SafeJitter: c.FormValue("safe.jitter") == "true",
@@ -45,13 +41,7 @@ func readDefaultsForm(c echo.Context, base policy.ProjectDefaults) (policy.Proje
 		BreakerThreshold: c.FormValue("all.circuit_breaker.threshold"), BreakerResetMS: c.FormValue("all.circuit_breaker.reset_ms"),
 		ExposeNewReadTools: c.FormValue("expose_new_read_tools") == "true",
 	}
-	num := func(field, v string) int {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			errs[field] = "Enter a whole number."
-		}
-		return n
-	}
+	num := errs.wholeNumber
 	d := policy.ProjectDefaults{
 		Safe: policy.SafeDefaults{Attempts: num("safe.attempts", f.SafeAttempts), BackoffMS: num("safe.backoff_ms", f.SafeBackoffMS),
 			Jitter: f.SafeJitter, TimeoutMS: num("safe.timeout_ms", f.SafeTimeoutMS)},
@@ -61,29 +51,9 @@ func readDefaultsForm(c echo.Context, base policy.ProjectDefaults) (policy.Proje
 				ResetMS: num("all.circuit_breaker.reset_ms", f.BreakerResetMS)}},
 		ExposeNewReadTools: f.ExposeNewReadTools,
 	}
-	m, err := strconv.ParseFloat(strings.TrimSpace(f.SafeMultiplier), 64)
-	if err != nil {
-		errs["safe.multiplier"] = "Enter a number such as 2 or 1.5."
-	}
-	d.Safe.Multiplier = m
-	params, _ := c.FormParams()
-	on := []int{}
-	for _, s := range params["safe.retry_on"] {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			errs["safe.retry_on"] = "Unknown status."
-			continue
-		}
-		on = append(on, n)
-	}
-	f.SafeRetryOn, d.Safe.RetryOn = on, on
-	baseOn := base.Safe.RetryOn
-	if baseOn == nil {
-		baseOn = policy.DefaultRetryOn()
-	}
-	if sameSet(on, baseOn) {
-		d.Safe.RetryOn = base.Safe.RetryOn
-	}
+	d.Safe.Multiplier = errs.number("safe.multiplier", f.SafeMultiplier)
+	f.SafeRetryOn = errs.statuses(c, "safe.retry_on")
+	d.Safe.RetryOn = keepRetryOn(f.SafeRetryOn, base.Safe.RetryOn)
 	return d, f, errs
 }
 

@@ -1,8 +1,8 @@
 package web
 
 import (
-	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/views"
 )
 
@@ -46,22 +47,86 @@ func formRoles(c echo.Context) ([]auth.Role, error) {
 // message list to re-render a form with; ok is false for any other error,
 // which the caller returns to the error handler.
 func formProblem(err error) (status int, errs []views.FormError, ok bool) {
-	switch apperr.CodeOf(err) {
-	case apperr.Invalid:
-		return http.StatusBadRequest, []views.FormError{{Message: apperr.MessageOf(err)}}, true
-	case apperr.Conflict:
-		return http.StatusConflict, []views.FormError{{Message: apperr.MessageOf(err)}}, true
+	switch code := apperr.CodeOf(err); code {
+	case apperr.Invalid, apperr.Conflict:
+		return statusOf[code], []views.FormError{{Message: apperr.MessageOf(err)}}, true
 	}
 	return 0, nil, false
 }
 
-// pathID reads the :id parameter; a malformed id is simply not found.
-func pathID(c echo.Context) (int64, error) {
+// pathID reads the :id parameter naming what (e.g. "The user"); a
+// malformed id is simply not found.
+func pathID(c echo.Context, what string) (int64, error) {
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, apperr.NotFoundf("The user was not found.")
+		return 0, apperr.NotFoundf("%s was not found.", what)
 	}
 	return id, nil
+}
+
+// fieldProblems collects one message per form field whose value does not
+// parse, keyed by the field's name (the policy and defaults editors show
+// them next to the fields).
+type fieldProblems map[string]string
+
+// wholeNumber parses v, the value of field.
+func (p fieldProblems) wholeNumber(field, v string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		p[field] = "Enter a whole number."
+	}
+	return n
+}
+
+// number parses v, the value of field, as a decimal number.
+func (p fieldProblems) number(field, v string) float64 {
+	n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		p[field] = "Enter a number such as 2 or 1.5."
+	}
+	return n
+}
+
+// statuses reads the checked HTTP statuses of the checkbox group field
+// (never nil: no box checked is an empty list).
+func (p fieldProblems) statuses(c echo.Context, field string) []int {
+	params, _ := c.FormParams()
+	on := []int{}
+	for _, s := range params[field] {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			p[field] = "Unknown status."
+			continue
+		}
+		on = append(on, n)
+	}
+	return on
+}
+
+// retryOnOrDefault is the status list an editor shows checked: nil stored
+// means the R3 default set.
+func retryOnOrDefault(stored []int) []int {
+	if stored == nil {
+		return policy.DefaultRetryOn()
+	}
+	return stored
+}
+
+// keepRetryOn returns stored when the checked statuses are the set stored
+// already means, so an untouched form does not turn "default" (nil) into
+// an explicit list that would show as a change.
+func keepRetryOn(checked, stored []int) []int {
+	if sameSet(checked, retryOnOrDefault(stored)) {
+		return slices.Clone(stored)
+	}
+	return checked
+}
+
+func sameSet(a, b []int) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
 // safeNext keeps a post-sign-in redirect on this site: only absolute paths,

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +23,7 @@ func policyForm(p policy.Policy) views.PolicyFormVM {
 		BackoffMS:        strconv.Itoa(p.Retry.BackoffMS),
 		Multiplier:       strconv.FormatFloat(p.Retry.Multiplier, 'g', -1, 64),
 		Jitter:           p.Retry.Jitter,
-		RetryOn:          retryOnOf(p.Retry),
+		RetryOn:          retryOnOrDefault(p.Retry.RetryOn),
 		Idempotent:       p.Idempotent,
 		KeyOn:            p.IdempotencyKey != nil,
 		KeyHeader:        policy.DefaultKeyHeader,
@@ -38,22 +37,13 @@ func policyForm(p policy.Policy) views.PolicyFormVM {
 	return f
 }
 
-// retryOnOf is the status list the editor shows checked: nil means the R3
-// default set.
-func retryOnOf(r policy.Retry) []int {
-	if r.RetryOn == nil {
-		return policy.DefaultRetryOn()
-	}
-	return r.RetryOn
-}
-
 // readPolicyForm reads the editor's fields into a policy. base is the
 // stored policy: a retry_on set equal to what base already means keeps
 // base's value, so "default" (nil) does not turn into an explicit list that
 // would show as a change. Unparseable numbers are returned as field errors
 // together with the form as typed.
 func readPolicyForm(c echo.Context, base policy.Policy) (policy.Policy, views.PolicyFormVM, map[string]string) {
-	errs := map[string]string{}
+	errs := fieldProblems{}
 	f := views.PolicyFormVM{
 		Exposed:          c.FormValue("exposed") == "true",
 		TimeoutMS:        c.FormValue("timeout_ms"),
@@ -71,13 +61,7 @@ func readPolicyForm(c echo.Context, base policy.Policy) (policy.Policy, views.Po
 		BreakerThreshold: c.FormValue("circuit_breaker.threshold"),
 		BreakerResetMS:   c.FormValue("circuit_breaker.reset_ms"),
 	}
-	num := func(field, v string) int {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
-			errs[field] = "Enter a whole number."
-		}
-		return n
-	}
+	num := errs.wholeNumber
 	p := policy.Policy{
 		Exposed:          f.Exposed,
 		TimeoutMS:        num(policy.FieldTimeoutMS, f.TimeoutMS),
@@ -94,26 +78,9 @@ func readPolicyForm(c echo.Context, base policy.Policy) (policy.Policy, views.Po
 			ResetMS:   num(policy.FieldBreakerResetMS, f.BreakerResetMS),
 		},
 	}
-	m, err := strconv.ParseFloat(strings.TrimSpace(f.Multiplier), 64)
-	if err != nil {
-		errs[policy.FieldMultiplier] = "Enter a number such as 2 or 1.5."
-	}
-	p.Retry.Multiplier = m
-	params, _ := c.FormParams()
-	on := []int{}
-	for _, s := range params["retry.retry_on"] {
-		n, err := strconv.Atoi(s)
-		if err != nil {
-			errs[policy.FieldRetryOn] = "Unknown status."
-			continue
-		}
-		on = append(on, n)
-	}
-	f.RetryOn = on
-	p.Retry.RetryOn = on
-	if sameSet(on, retryOnOf(base.Retry)) {
-		p.Retry.RetryOn = slices.Clone(base.Retry.RetryOn)
-	}
+	p.Retry.Multiplier = errs.number(policy.FieldMultiplier, f.Multiplier)
+	f.RetryOn = errs.statuses(c, policy.FieldRetryOn)
+	p.Retry.RetryOn = keepRetryOn(f.RetryOn, base.Retry.RetryOn)
 	if f.KeyOn {
 		p.IdempotencyKey = &policy.IdempotencyKey{Header: f.KeyHeader, Source: f.KeySource}
 		if f.KeySource == policy.KeyArgument {
@@ -121,13 +88,6 @@ func readPolicyForm(c echo.Context, base policy.Policy) (policy.Policy, views.Po
 		}
 	}
 	return p, f, errs
-}
-
-func sameSet(a, b []int) bool {
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
 
 // fieldErrors extracts per-field messages from a store or policy error,

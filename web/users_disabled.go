@@ -13,7 +13,7 @@ import (
 // usersDisabled disables or enables a user. From HTMX it answers with the
 // updated table row; as a plain form it redirects back.
 func (s *Server) usersDisabled(c echo.Context) error {
-	id, err := pathID(c)
+	id, err := pathID(c, "The user")
 	if err != nil {
 		return err
 	}

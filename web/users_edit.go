@@ -24,7 +24,7 @@ func (s *Server) usersEdit(c echo.Context) error {
 
 // renderUserEdit shows the user of :id, with form errors if any.
 func (s *Server) renderUserEdit(c echo.Context, status int, errs []views.FormError) error {
-	id, err := pathID(c)
+	id, err := pathID(c, "The user")
 	if err != nil {
 		return err
 	}

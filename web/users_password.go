@@ -12,7 +12,7 @@ import (
 // usersPassword is an admin resetting someone's password; it ends all of
 // that user's sessions.
 func (s *Server) usersPassword(c echo.Context) error {
-	id, err := pathID(c)
+	id, err := pathID(c, "The user")
 	if err != nil {
 		return err
 	}

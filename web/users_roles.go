@@ -7,7 +7,7 @@ import (
 )
 
 func (s *Server) usersRoles(c echo.Context) error {
-	id, err := pathID(c)
+	id, err := pathID(c, "The user")
 	if err != nil {
 		return err
 	}
