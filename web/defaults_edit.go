@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -50,20 +49,10 @@ func (s *Server) defaultsPreviewVM(c echo.Context, d policy.ProjectDefaults, fie
 	if err != nil {
 		return views.DefaultsPreviewVM{}, err
 	}
-	p := views.DefaultsPreviewVM{Total: len(tools)}
-	for f, msg := range fieldErrs {
-		p.Invalid = append(p.Invalid, f+": "+msg)
-	}
-	var ve *policy.ValidationError
-	if len(fieldErrs) == 0 && errors.As(d.Validate(), &ve) {
-		for f, msg := range ve.Fields {
-			p.Invalid = append(p.Invalid, f+": "+msg)
-		}
-	}
+	p := views.DefaultsPreviewVM{Total: len(tools), Invalid: invalidLines(fieldErrs, d.Validate())}
 	if len(p.Invalid) == 0 {
 		p.Changed = policy.CountChanged(tools, d)
 	}
-	slices.Sort(p.Invalid)
 	return p, nil
 }
 

@@ -20,13 +20,8 @@ func render(c echo.Context, status int, component templ.Component) error {
 func (s *Server) page(c echo.Context, title string) views.Page {
 	p := views.Page{Title: title, CSRF: csrfToken(c), Assets: s.assets.urls()}
 	if u := currentUser(c); u != nil {
-		roles := make([]string, len(u.Roles))
-		for i, r := range u.Roles {
-			roles[i] = string(r)
-		}
-		p.User = &views.Viewer{Email: u.Email, Roles: roles}
-		p.Nav = navFor(u, c.Request().URL.Path)
-		p.Nav = s.withPendingCount(c, p.Nav)
+		p.User = &views.Viewer{Email: u.Email, Roles: roleNames(u.Roles)}
+		p.Nav = s.withPendingCount(c, navFor(u, c.Request().URL.Path))
 	}
 	return p
 }

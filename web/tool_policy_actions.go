@@ -163,9 +163,14 @@ func clonePolicy(p policy.Policy) policy.Policy {
 	return p
 }
 
+// diffRows lists what differs from before to after, for a diff table.
 func diffRows(before, after policy.Policy) []views.DiffRowVM {
+	return diffRowVMs(policy.Diff(before, after))
+}
+
+func diffRowVMs(changes []policy.FieldChange) []views.DiffRowVM {
 	var out []views.DiffRowVM
-	for _, d := range policy.Diff(before, after) {
+	for _, d := range changes {
 		out = append(out, views.DiffRowVM{Field: d.Field, Before: d.Before, After: d.After})
 	}
 	return out

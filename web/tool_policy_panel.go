@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -83,18 +84,25 @@ func policyPreview(rec *store.PolicyRecord, candidate policy.Policy, fieldErrs m
 			p.NeedsApproval = append(p.NeedsApproval, "Changing "+f+" of a "+rec.Method+" tool (R2)")
 		}
 	}
-	for field, msg := range fieldErrs {
-		p.Invalid = append(p.Invalid, field+": "+msg)
-	}
-	if len(fieldErrs) == 0 {
-		if ve, ok := candidate.Validate().(*policy.ValidationError); ok {
-			for field, msg := range ve.Fields {
-				p.Invalid = append(p.Invalid, field+": "+msg)
-			}
-		}
-	}
-	slices.Sort(p.Invalid) // map order: keep the page stable
+	p.Invalid = invalidLines(fieldErrs, candidate.Validate())
 	return p
+}
+
+// invalidLines lists "field: message" for the fields that could not be
+// read or, when all could, for what validation refuses; sorted, since map
+// order would reshuffle the preview on every keystroke.
+func invalidLines(fieldErrs map[string]string, validation error) []string {
+	fields := fieldErrs
+	var ve *policy.ValidationError
+	if len(fields) == 0 && errors.As(validation, &ve) {
+		fields = ve.Fields
+	}
+	var out []string
+	for field, msg := range fields {
+		out = append(out, field+": "+msg)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // explicitActions lists the R10 actions that make sense for the tool now.
@@ -140,10 +148,7 @@ func changeRequestVM(cr *store.ChangeRequest, me *store.User, now time.Time) (vi
 	}
 	vm := views.ChangeRequestVM{ID: cr.ID, ToolName: cr.ToolName, Class: cr.Class.String(), Reasons: reasonVMs(cr.Reasons),
 		Kind: cr.Kind.Title(), Reason: cr.Reason, Requester: cr.RequesterEmail, Age: age(now.Sub(cr.RequestedAt)),
-		Status: cr.Status, Decider: cr.DeciderEmail, Comment: cr.Comment, VoidReason: cr.VoidReason}
-	for _, d := range diff {
-		vm.Diff = append(vm.Diff, views.DiffRowVM{Field: d.Field, Before: d.Before, After: d.After})
-	}
+		Status: cr.Status, Decider: cr.DeciderEmail, Comment: cr.Comment, VoidReason: cr.VoidReason, Diff: diffRowVMs(diff)}
 	pending := cr.Status == store.StatusPending
 	vm.CanWithdraw = pending && cr.RequestedBy == me.ID
 	vm.CanDecide = pending && cr.RequestedBy != me.ID && me.Has(auth.RoleApprover)

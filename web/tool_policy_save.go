@@ -67,10 +67,7 @@ func (s *Server) policyConflict(c echo.Context, cur *store.PolicyRecord, mine po
 	if err != nil {
 		return err
 	}
-	conflict := &views.PolicyConflictVM{CurrentVersion: cur.Version, UpdatedBy: cur.UpdatedBy}
-	for _, d := range policy.Diff(cur.Policy, mine) {
-		conflict.Diff = append(conflict.Diff, views.DiffRowVM{Field: d.Field, Before: d.Before, After: d.After})
-	}
+	conflict := &views.PolicyConflictVM{CurrentVersion: cur.Version, UpdatedBy: cur.UpdatedBy, Diff: diffRows(cur.Policy, mine)}
 	panel.Form, panel.Conflict, panel.Preview = form, conflict, policyPreview(cur, mine, nil)
 	return s.renderPolicyPage(c, http.StatusConflict, cur, panel)
 }
