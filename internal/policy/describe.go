@@ -32,7 +32,7 @@ func Describe(method string, p Policy) string {
 func Explain(method string, p Policy) []string {
 	m := strings.ToUpper(strings.TrimSpace(method))
 	e := Effective(method, p)
-	out := []string{retrySentence(m, p, e)}
+	out := []string{retrySentence(m, e)}
 	if e.Retry.Attempts > 1 {
 		out = append(out, "Retries after connection failures, attempt timeouts and "+statusList(e.Retry.RetryOn)+
 			"; a Retry-After from the API can make a wait longer, within the deadline.")
@@ -66,7 +66,7 @@ func Explain(method string, p Policy) []string {
 // retrySentence is the headline: "GET · up to 2 attempts, waits 150–300 ms"
 // or "POST · 1 attempt: retry needs an idempotency key or an idempotency
 // assertion".
-func retrySentence(m string, stored, e Policy) string {
+func retrySentence(m string, e Policy) string {
 	n := e.Retry.Attempts
 	switch {
 	case n == 1 && !Safe(m, e):

@@ -75,7 +75,8 @@ func BuiltinDefaults() ProjectDefaults {
 func NewToolPolicy(method string, class risk.Class, d ProjectDefaults) Policy {
 	p := Policy{
 		Exposed: d.ExposeNewReadTools && class == risk.Read,
-		Retry:   Retry{Attempts: 1, BackoffMS: DefaultBackoffMS, Multiplier: DefaultMultiplier, Jitter: DefaultJitter, RetryOn: DefaultRetryOn()},
+		// One attempt (DefaultAttempts): only applyAll gives safe tools more.
+		Retry: DefaultRetry(),
 	}
 	p = applyAll(method, p, d)
 	return withDefaults(p)
