@@ -78,7 +78,15 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("GET /metrics", rt.MetricsHandler())
-		go serveRuntimeHTTP(ctx, logger, metricsLn, mux)
+		metricsDone := make(chan struct{})
+		go func() {
+			defer close(metricsDone)
+			if err := serveRuntimeHTTP(ctx, logger, "metrics", metricsLn, mux); err != nil {
+				logger.Warn("metrics server stopped", "err", err)
+			}
+		}()
+		// Run returns only once the metrics server has let go of its port.
+		defer func() { cancel(); <-metricsDone }()
 		logger.Info("metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
 	}
 	if c.Stdio {
@@ -97,7 +105,7 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 	if metricsLn != nil {
 		fmt.Fprintf(env.Stdout, "Metrics: http://%s/metrics\n", metricsLn.Addr())
 	}
-	return serveRuntimeHTTP(ctx, logger, ln, mux)
+	return serveRuntimeHTTP(ctx, logger, "mcp", ln, mux)
 }
 
 // options turns flags and environment into runtime.Options; secrets come
@@ -180,21 +188,13 @@ func listenRuntimeLoopback(flag, addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// serveRuntimeHTTP serves until ctx ends, then shuts down gracefully.
-func serveRuntimeHTTP(ctx context.Context, logger *slog.Logger, ln net.Listener, h http.Handler) error {
+// serveRuntimeHTTP serves h on ln until ctx ends. Connected MCP clients
+// keep their streams open, so running out of the shutdown grace is the
+// normal end here, not an error.
+func serveRuntimeHTTP(ctx context.Context, logger *slog.Logger, name string, ln net.Listener, h http.Handler) error {
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("runtime: serving %s: %w", ln.Addr(), err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(sctx) // open MCP streams never finish by themselves; the timeout ends them
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+	if err := serveHTTP(ctx, logger, name, hs, ln, 5*time.Second); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("runtime: serving %s: %w", ln.Addr(), err)
 	}
 	return nil

@@ -157,6 +157,12 @@ func TestRuntimeServesMCPOverHTTP(t *testing.T) {
 		t.Fatal("runtime did not stop after cancel")
 	}
 	logs := stderr.String()
+	// Both servers finished before Run returned: nothing of them outlives it.
+	for _, server := range []string{"mcp", "metrics"} {
+		if !strings.Contains(logs, "msg=stopped server="+server) {
+			t.Errorf("the %s server had not stopped when Run returned; stderr %q", server, logs)
+		}
+	}
 	if !strings.Contains(logs, `msg="tool call" tool=getOrder class=OK status=200 attempts=1`) {
 		t.Errorf("no call log line; stderr %q", logs)
 	}

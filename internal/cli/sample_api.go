@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -77,21 +76,7 @@ func (c *sampleAPICmd) Run(ctx context.Context, env *Env) error {
 	fmt.Fprintf(env.Stdout, "sample API listening on %s (bearer token %q)\nOpenAPI document: %s/openapi.yaml\n",
 		origin, c.Token, origin)
 
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("sample-api: serving: %w", err)
-	case <-ctx.Done():
-	}
-	// A fresh context: ctx is already cancelled, shutdown still deserves a
-	// few seconds to let requests in flight finish.
-	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
-		return fmt.Errorf("sample-api: shutting down: %w", err)
-	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+	if err := serveHTTP(ctx, log, "sample-api", srv, ln, 5*time.Second); err != nil {
 		return fmt.Errorf("sample-api: serving: %w", err)
 	}
 	return nil

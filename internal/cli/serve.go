@@ -64,28 +64,40 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nSign in at %s/login\n", cfg.BaseURL, cfg.BaseURL)
 	}
-	return serveUntilDone(ctx, hs, ln, logger)
+	if err := serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
 }
 
-func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener, logger *slog.Logger) error {
+// serveHTTP serves hs on ln until ctx ends, then shuts down: requests in
+// flight get grace to finish, and connections still open after it (MCP
+// streams never end by themselves) are closed, so nothing of the server
+// outlives the call. It returns the error that stopped serving, or the
+// shutdown's error (context.DeadlineExceeded when grace ran out). name
+// tells the servers of one process apart in the log.
+func serveHTTP(ctx context.Context, logger *slog.Logger, name string, hs *http.Server, ln net.Listener, grace time.Duration) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+		return err
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	logger.Info("shutting down", "server", name)
+	// A fresh deadline: ctx is already done, yet requests in flight still
+	// deserve their grace.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("serve: shutdown: %w", err)
+	shutErr := hs.Shutdown(sctx)
+	if shutErr != nil {
+		_ = hs.Close()
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
+		return err
 	}
-	logger.Info("stopped")
-	return nil
+	logger.Info("stopped", "server", name)
+	return shutErr
 }
 
 // dataDirFlag is the --data-dir of commands that only need the database.
