@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"testing/fstest"
 
@@ -66,8 +68,10 @@ func parseSet(raw map[string][]byte, root string) (map[string]*parsedFile, strin
 		}
 	}
 	files := make(map[string]*parsedFile, len(raw))
-	for name, data := range raw {
-		pf, err := parseFile(name, data)
+	// In name order, so that of several broken files the same one is named
+	// every time.
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		pf, err := parseFile(name, raw[name])
 		if err != nil {
 			return nil, "", nil, err
 		}

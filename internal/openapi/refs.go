@@ -1,8 +1,10 @@
 package openapi
 
 import (
+	"maps"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +23,10 @@ type refTarget struct {
 // checking here first gives the admin a precise error with line and column.
 type refChecker struct {
 	files map[string]*parsedFile
+	// names lists files' keys sorted: walking in map order would make
+	// which of several bad $refs is reported, and which of two files
+	// declaring the same $id wins, change from run to run.
+	names []string
 	// ids maps a JSON Schema $id (3.1) to where it is declared, and
 	// anchors maps "$id#anchor" likewise, so $id-based refs such as
 	// "/components/schemas/petdetails#pet_details_id" resolve in-document.
@@ -29,9 +35,10 @@ type refChecker struct {
 }
 
 func newRefChecker(files map[string]*parsedFile) *refChecker {
-	rc := &refChecker{files: files, ids: map[string]refTarget{}, anchors: map[string]refTarget{}}
-	for name, pf := range files {
-		rc.collectIDs(name, pf.root, nil, "")
+	rc := &refChecker{files: files, names: slices.Sorted(maps.Keys(files)),
+		ids: map[string]refTarget{}, anchors: map[string]refTarget{}}
+	for _, name := range rc.names {
+		rc.collectIDs(name, files[name].root, nil, "")
 	}
 	return rc
 }
@@ -91,8 +98,8 @@ func (rc *refChecker) collectIDs(file string, n *yaml.Node, toks []string, id st
 // check walks every file and validates each $ref. In the root file it
 // rewrites $id-based refs to plain JSON pointers the library can follow.
 func (rc *refChecker) check(root string) error {
-	for name, pf := range rc.files {
-		if err := rc.walk(name, "", pf.root, name == root); err != nil {
+	for _, name := range rc.names {
+		if err := rc.walk(name, "", rc.files[name].root, name == root); err != nil {
 			return err
 		}
 	}
