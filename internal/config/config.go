@@ -33,8 +33,12 @@ func (c Config) DBPath() string { return DBPath(c.DataDir) }
 func DBPath(dataDir string) string { return filepath.Join(dataDir, "toolgate.db") }
 
 // SecureCookies reports whether cookies get the Secure attribute: when the
-// console is reached over HTTPS, as BaseURL says.
-func (c Config) SecureCookies() bool { return strings.HasPrefix(c.BaseURL, "https://") }
+// console is reached over HTTPS, as BaseURL says. URL schemes are
+// case-insensitive (RFC 3986 §3.1) and Validate accepts "HTTPS://…", so the
+// comparison is too.
+func (c Config) SecureCookies() bool {
+	return len(c.BaseURL) >= len("https://") && strings.EqualFold(c.BaseURL[:len("https://")], "https://")
+}
 
 // Validate returns every problem with c, one per line, so a person can fix
 // them all in one go.

@@ -54,6 +54,12 @@ func TestDerived(t *testing.T) {
 	if c = c.WithListenAddr(&net.TCPAddr{}); c.BaseURL != "https://x.example" || !c.SecureCookies() {
 		t.Errorf("BaseURL %q secure=%v", c.BaseURL, c.SecureCookies())
 	}
+	for base, secure := range map[string]bool{"HTTPS://X.example": true, "Https://x.example": true, "http://x.example": false, "https:": false} {
+		c.BaseURL = base
+		if c.SecureCookies() != secure {
+			t.Errorf("BaseURL %q: secure=%v, want %v", base, c.SecureCookies(), secure)
+		}
+	}
 	if !strings.HasSuffix(c.DBPath(), "toolgate.db") {
 		t.Errorf("DBPath = %s", c.DBPath())
 	}
