@@ -158,22 +158,28 @@ func (db *DB) applyRequest(ctx context.Context, tx *sqlx.Tx, actor string, cr *C
 		if err != nil {
 			return err
 		}
-		now := formatTime(db.Now())
 		if _, err := tx.ExecContext(ctx, `UPDATE tools SET class = ?, risk_override_reason = ?, risk_override_by = ?,
-			updated_at = ? WHERE id = ?`, after.String(), cr.Reason, cr.RequesterEmail+", approved by "+actor, now, cr.ToolID); err != nil {
+			updated_at = ? WHERE id = ?`, after.String(), cr.Reason, cr.RequesterEmail+", approved by "+actor,
+			formatTime(db.Now()), cr.ToolID); err != nil {
 			return err
 		}
-		// Bump the policy version too: an editor open on the old class
-		// judged its changes against it and must reload.
-		_, err = tx.ExecContext(ctx, `UPDATE tool_policies SET version = version + 1, updated_at = ?, updated_by = ?
-			WHERE tool_id = ?`, now, actor, cr.ToolID)
-		return err
+		return db.bumpPolicyVersion(ctx, tx, actor, cr.ToolID)
 	}
 	_, after, err := cr.Policies()
 	if err != nil {
 		return err
 	}
 	return db.writePolicy(ctx, tx, actor, cur, after)
+}
+
+// bumpPolicyVersion moves a tool's policy version without changing the
+// policy, after its risk class changed: an editor open on the old class
+// judged its changes against it and must reload (SavePolicy answers with a
+// *PolicyConflictError).
+func (db *DB) bumpPolicyVersion(ctx context.Context, tx *sqlx.Tx, actor string, toolID int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE tool_policies SET version = version + 1, updated_at = ?, updated_by = ?
+		WHERE tool_id = ?`, formatTime(db.Now()), actor, toolID)
+	return err
 }
 
 func (db *DB) voidRequest(ctx context.Context, tx *sqlx.Tx, approver *User, cr *ChangeRequest, why string) error {

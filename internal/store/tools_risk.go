@@ -18,7 +18,8 @@ const maxRiskReason = 1000
 // admin's reason (tools.risk_override_*) and audited as "tool.raise_risk".
 // Only raising is immediate; lowering is a change request (R10). Raising an
 // exposed tool to DESTRUCTIVE or PRIVILEGED suspends its exposure, since
-// exposing such a tool needs an approved request.
+// exposing such a tool needs an approved request. Like any class change it
+// moves the policy version (bumpPolicyVersion).
 func (db *DB) RaiseToolClass(ctx context.Context, actor, name string, to risk.Class, reason string) error {
 	reason = strings.TrimSpace(reason)
 	switch {
@@ -40,6 +41,9 @@ func (db *DB) RaiseToolClass(ctx context.Context, actor, name string, to risk.Cl
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE tools SET class = ?, risk_override_reason = ?, risk_override_by = ?,
 			updated_at = ? WHERE id = ?`, to.String(), reason, actor, formatTime(db.Now()), rec.ToolID); err != nil {
+			return err
+		}
+		if err := db.bumpPolicyVersion(ctx, tx, actor, rec.ToolID); err != nil {
 			return err
 		}
 		if err := db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "tool.raise_risk", Subject: rec.Subject(),

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -171,6 +172,21 @@ func TestRaiseToolClass(t *testing.T) {
 	if g := mustTool(t, db, "getPet"); g.Class != risk.Privileged || g.RiskOverrideReason == "" {
 		t.Errorf("raise lost on re-import: %v %q", g.Class, g.RiskOverrideReason)
 	}
+	t.Run("an editor opened before a raise must reload", func(t *testing.T) {
+		before, err := db.ToolPolicyByName(ctx, "listPets")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.RaiseToolClass(ctx, "admin@x", "listPets", risk.Write, "lists owners too"); err != nil {
+			t.Fatal(err)
+		}
+		edit := before.Policy
+		edit.TimeoutMS++
+		var conflict *PolicyConflictError
+		if _, err := db.SavePolicy(ctx, "other@x", before.ToolID, before.Version, edit); !errors.As(err, &conflict) {
+			t.Errorf("save at the version before the raise: %v, want a policy conflict", err)
+		}
+	})
 	hist, _, err := db.QueryAudit(ctx, AuditFilter{Subject: SubjectTool("getPet"), Limit: 10})
 	if err != nil || len(hist) != 2 || hist[0].Action != "tool.suspend" || hist[1].Action != "tool.raise_risk" {
 		t.Errorf("history %+v, %v", hist, err)
