@@ -21,7 +21,7 @@ type parsedFile struct {
 	version string
 }
 
-// maxExpansion bounds how many nodes a document may have once YAML aliases
+// maxExpansionFactor bounds how many nodes a document may have once YAML aliases
 // are expanded, relative to its written size; a "billion laughs" document
 // passes it after a few levels and is refused before anything expands it.
 const maxExpansionFactor = 64

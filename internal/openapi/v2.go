@@ -74,10 +74,23 @@ func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operatio
 	// parameter overrides a path-level one like any other.
 	all := slices.DeleteFunc(slices.Concat(path.params, op.Parameters), func(p *v2.Parameter) bool { return p == nil })
 	all = mergeParams(all, func(p *v2.Parameter) string { return p.In + "\x00" + p.Name })
+	consumes := op.Consumes
+	if len(consumes) == 0 {
+		consumes = d.Consumes
+	}
+	body, form := b.splitParamsV2(&o, all, consumes)
+	b.addOperation(o, body, form)
+}
+
+// splitParamsV2 sorts an operation's merged 2.0 parameters into o's
+// parameters and request body, returning the body's schema: an "in: body"
+// parameter's schema, or the formData parameters as the properties of one
+// object schema.
+func (b *builder) splitParamsV2(o *Operation, params []*v2.Parameter, consumes []string) (*base.SchemaProxy, map[string]any) {
 	var body *base.SchemaProxy
 	var form map[string]any
 	formReq := []string{}
-	for _, p := range all {
+	for _, p := range params {
 		switch p.In {
 		case "body":
 			body = p.Schema
@@ -97,10 +110,6 @@ func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operatio
 			})
 		}
 	}
-	consumes := op.Consumes
-	if len(consumes) == 0 {
-		consumes = d.Consumes
-	}
 	if form != nil {
 		if len(formReq) > 0 {
 			form["required"] = formReq
@@ -112,7 +121,7 @@ func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operatio
 			o.RequestBody.MediaTypes = []string{"application/json"}
 		}
 	}
-	b.addOperation(o, body, form)
+	return body, form
 }
 
 func formMedia(consumes []string) []string {
