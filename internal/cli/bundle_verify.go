@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/bundle"
@@ -26,13 +25,9 @@ type bundleVerifyCmd struct {
 
 // Run verifies the bundle at the current time and prints one line.
 func (c *bundleVerifyCmd) Run(ctx context.Context, env *Env) error {
-	keyData, err := os.ReadFile(c.Key)
+	keys, err := readKeySet(c.Key)
 	if err != nil {
-		return Exit(2, fmt.Errorf("bundle verify: reading the key file: %w", err))
-	}
-	keys, err := bundle.ParseKeySet(keyData)
-	if err != nil {
-		return Exit(2, fmt.Errorf("bundle verify: %s: %w", c.Key, err))
+		return Exit(2, fmt.Errorf("bundle verify: %w", err))
 	}
 	signed, err := os.ReadFile(c.File)
 	if err != nil {
@@ -40,7 +35,7 @@ func (c *bundleVerifyCmd) Run(ctx context.Context, env *Env) error {
 	}
 	b, _, err := bundle.Verify(signed, keys, bundle.VerifyOptions{Now: time.Now(), LastVersion: c.LastVersion})
 	if err != nil {
-		return Exit(1, fmt.Errorf("%s: refused: %w", c.File, oneLine{err}))
+		return Exit(1, fmt.Errorf("%s: refused: %w", c.File, oneLineError{err}))
 	}
 	_, err = fmt.Fprintf(env.Stdout, "%s: valid: version %d, %d tools, %d sources, issued %s, expires %s\n",
 		c.File, b.Version, len(b.Tools), len(b.Sources),
@@ -48,9 +43,16 @@ func (c *bundleVerifyCmd) Run(ctx context.Context, env *Env) error {
 	return err
 }
 
-// oneLine keeps an error on one line for the terminal while errors.Is still
-// sees the sentinel underneath.
-type oneLine struct{ err error }
-
-func (e oneLine) Error() string { return strings.ReplaceAll(e.err.Error(), "\n", "; ") }
-func (e oneLine) Unwrap() error { return e.err }
+// readKeySet reads a --key file: a JWK Set (as from 'toolgate keys export'
+// or GET /api/v1/keys) or a single JWK.
+func readKeySet(path string) (bundle.KeySet, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return bundle.KeySet{}, fmt.Errorf("reading the key file: %w", err)
+	}
+	keys, err := bundle.ParseKeySet(raw)
+	if err != nil {
+		return bundle.KeySet{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return keys, nil
+}

@@ -64,13 +64,9 @@ func (c *callCmd) Run(ctx context.Context, env *Env) error {
 }
 
 func (c *callCmd) verifiedBundle() (*bundle.Bundle, error) {
-	keyData, err := os.ReadFile(c.Key)
+	keys, err := readKeySet(c.Key)
 	if err != nil {
-		return nil, fmt.Errorf("call: reading the key file: %w", err)
-	}
-	keys, err := bundle.ParseKeySet(keyData)
-	if err != nil {
-		return nil, fmt.Errorf("call: %s: %w", c.Key, err)
+		return nil, fmt.Errorf("call: %w", err)
 	}
 	signed, err := os.ReadFile(c.Bundle)
 	if err != nil {
@@ -78,7 +74,7 @@ func (c *callCmd) verifiedBundle() (*bundle.Bundle, error) {
 	}
 	b, _, err := bundle.Verify(signed, keys, bundle.VerifyOptions{Now: time.Now()})
 	if err != nil {
-		return nil, fmt.Errorf("call: bundle %s refused: %w", c.Bundle, oneLine{err})
+		return nil, fmt.Errorf("call: bundle %s refused: %w", c.Bundle, oneLineError{err})
 	}
 	return b, nil
 }

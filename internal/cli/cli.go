@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/alecthomas/kong"
 )
@@ -54,6 +55,25 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // Exit wraps err so that the process exits with code.
 func Exit(code int, err error) error { return &ExitError{Code: code, Err: err} }
+
+// oneLineError keeps an error on one line for the terminal (parser messages
+// may quote multi-line input; errors.Join puts one error per line) while
+// errors.Is and errors.As still see the error underneath. Lines become
+// "; "-separated, runs of white space one space.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string {
+	lines := strings.Split(e.err.Error(), "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "; ")
+}
+
+func (e oneLineError) Unwrap() error { return e.err }
 
 // exitRequest is how kong's exit after --help reaches Run without ending the
 // process (tests call Run).

@@ -127,13 +127,6 @@ func (c *inspectCmd) Run(_ context.Context, env *Env) error {
 	return nil
 }
 
-// oneLineError keeps an error on one line (parser messages may quote
-// multi-line input) while still unwrapping to the original.
-type oneLineError struct{ err error }
-
-func (e oneLineError) Error() string { return strings.Join(strings.Fields(e.err.Error()), " ") }
-func (e oneLineError) Unwrap() error { return e.err }
-
 // writeInspectTable prints an aligned table and the counts by class. Text
 // from the document goes through printable so a summary cannot send
 // terminal escape sequences.

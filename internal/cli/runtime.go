@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/runtime"
 )
@@ -126,13 +125,9 @@ func (c *runtimeCmd) options(env *Env, logger *slog.Logger) (runtime.Options, er
 		if c.TrustOnFirstUse {
 			return opts, errors.New("--key and --trust-on-first-use exclude each other: pinned keys are already trusted")
 		}
-		raw, err := os.ReadFile(c.Key)
+		keys, err := readKeySet(c.Key)
 		if err != nil {
-			return opts, fmt.Errorf("reading --key: %w", err)
-		}
-		keys, err := bundle.ParseKeySet(raw)
-		if err != nil {
-			return opts, fmt.Errorf("--key %s: %w", c.Key, err)
+			return opts, fmt.Errorf("--key: %w", err)
 		}
 		opts.TrustedKeys = &keys
 	}
@@ -170,16 +165,11 @@ func (c *runtimeCmd) token(env *Env) (string, error) {
 	return "", errors.New("no runtime token: use --token-file FILE or set TOOLGATE_RUNTIME_TOKEN")
 }
 
-// listenRuntimeLoopback listens on addr after checking it is a loopback address:
-// the MCP endpoint runs tool calls with the runtime's credentials and has no
-// authentication of its own, so it must not be reachable from elsewhere.
+// listenRuntimeLoopback listens on addr after checking it is a loopback
+// address (checkLoopback).
 func listenRuntimeLoopback(flag, addr string) (net.Listener, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: %s %q: %w", flag, addr, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("runtime: %s %q is not a loopback address (use 127.0.0.1 or [::1])", flag, addr)
+	if err := checkLoopback(flag, addr); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

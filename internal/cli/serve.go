@@ -100,6 +100,21 @@ func serveHTTP(ctx context.Context, logger *slog.Logger, name string, hs *http.S
 	return shutErr
 }
 
+// checkLoopback refuses a listen address reachable from other machines, for
+// servers without authentication of their own: the runtime's MCP endpoint
+// (it calls tools with the runtime's credentials), its metrics, and the
+// sample API (a well-known token, endpoints that reconfigure it).
+func checkLoopback(flag, addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", flag, addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("%s %q is not a loopback address (use 127.0.0.1 or [::1])", flag, addr)
+	}
+	return nil
+}
+
 // dataDirFlag is the --data-dir of commands that only need the database.
 type dataDirFlag struct {
 	DataDir string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory holding toolgate.db."`

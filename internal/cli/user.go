@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -44,10 +43,8 @@ func (c *userAddCmd) Run(ctx context.Context, env *Env) error {
 	}
 	defer db.Close()
 	u, err := db.CreateUser(ctx, "cli", store.NewUser{Email: c.Email, PasswordHash: hash, Roles: roles})
-	if code := apperr.CodeOf(err); code == apperr.Invalid || code == apperr.Conflict {
-		return Exit(1, errors.New(apperr.MessageOf(err)))
-	} else if err != nil {
-		return err
+	if err != nil {
+		return userError(err)
 	}
 	fmt.Fprintf(env.Stdout, "added user %s (id %d) with roles %v\n", u.Email, u.ID, u.Roles)
 	if generated {
