@@ -51,7 +51,7 @@ type DropAfterApply struct {
 // maxDelayMS bounds delay_ms so a typo cannot hang a test run for hours.
 const maxDelayMS = 120_000
 
-// Validate reports the first switch that is out of range.
+// Validate reports every switch that is out of range, joined into one error.
 func (f Faults) Validate() error {
 	var errs []error
 	if f.DelayMS < 0 || f.DelayMS > maxDelayMS {
