@@ -14,9 +14,6 @@ const maxTool = 64
 // URLs, file names and as a tool-name prefix.
 var SourceNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
 
-// ToolNamePattern is the rule for tool names (DESIGN.md vocabulary).
-var ToolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
 // Name picks the project-wide tool name of a new operation of source whose
 // document-level name is candidate. A free candidate is used as is. When
 // another tool holds it, the name is prefixed with the source name; when

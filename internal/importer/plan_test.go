@@ -2,6 +2,7 @@ package importer
 
 import (
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -38,6 +39,10 @@ func contains(list []string, s string) bool {
 }
 
 func none(string) bool { return false }
+
+// toolNamePattern is the tool-name rule of DESIGN.md's vocabulary, which
+// every name Name picks must follow.
+var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 func kinds(p *Plan) map[string]Kind {
 	out := map[string]Kind{}
@@ -202,7 +207,7 @@ func TestName(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			taken := func(n string) bool { return contains(tt.taken, n) }
 			got := Name(tt.source, tt.candidate, "GET /pets", taken)
-			if !ToolNamePattern.MatchString(got) || taken(got) {
+			if !toolNamePattern.MatchString(got) || taken(got) {
 				t.Fatalf("name %q is invalid or taken", got)
 			}
 			if tt.want != "" && got != tt.want {
