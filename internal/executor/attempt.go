@@ -21,6 +21,7 @@ type outcome struct {
 	transient  bool          // R3: may be retried (subject to R1 and the budget)
 	retryAfter time.Duration // upstream's Retry-After, 0 when absent
 	health     error         // what the circuit breaker records: nil, errFailure or errExcluded
+	unsent     bool          // refused before the request left: not an attempt of the budget
 }
 
 // attempt sends the prepared request once, with a timeout that covers
@@ -42,11 +43,11 @@ func (e *Executor) attempt(ctx context.Context, t *tool, p *prepared, timeout ti
 	if e.creds != nil {
 		applied, err := e.creds.Apply(actx, t.source.name, req)
 		if err != nil {
-			return outcome{health: errExcluded, err: newError(ClassAuthRejected, false, 0,
+			return outcome{health: errExcluded, unsent: true, err: newError(ClassAuthRejected, false, 0,
 				fmt.Sprintf("credentials of source %q could not be applied: %v", t.source.name, err))}
 		}
 		if applied && t.source.scheme != "https" && !e.allowInsecure {
-			return outcome{health: errExcluded, err: newError(ClassAuthRejected, false, 0,
+			return outcome{health: errExcluded, unsent: true, err: newError(ClassAuthRejected, false, 0,
 				fmt.Sprintf("refusing to send credentials of source %q over %s (allowed only with the local-development switch)", t.source.name, t.source.scheme))}
 		}
 		hideReplayHeaders(req.Header) // the credentials may name such a header too

@@ -86,6 +86,9 @@ func TestCredentialsOnlyOverHTTPS(t *testing.T) {
 	if up.count.Load() != 0 {
 		t.Fatal("credentials were sent over http")
 	}
+	if r.Attempts != 0 {
+		t.Errorf("Attempts = %d for a call refused before sending, want 0", r.Attempts)
+	}
 	r = newExecutor(t, b, Options{Credentials: creds, AllowInsecureCredentials: true}).Call(context.Background(), "t", nil)
 	wantClass(t, r, "")
 	if got := up.Requests()[0].Header.Get("Authorization"); got != "Bearer secret" {

@@ -41,7 +41,9 @@ func (e *Executor) attempts(ctx context.Context, t *tool, p *prepared, deadline 
 		capped := remaining < timeout
 		out := e.attempt(ctx, t, p, min(timeout, remaining), capped)
 		done(out.health)
-		r.Attempts++
+		if !out.unsent {
+			r.Attempts++
+		}
 		r.Status, r.Body = out.status, out.body
 		if out.err == nil {
 			return
