@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"slices"
+
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
@@ -40,9 +42,10 @@ func (a Action) Title() string {
 // once. Changes that only take something away (unexposing, removing a key,
 // fewer attempts) never need approval.
 //
-// Raising the effective attempts of a non-safe tool that is already Safe
-// counts as EnableMutationRetry too: the approver approved a retry budget,
-// and a later ordinary edit must not enlarge it.
+// Raising the effective attempts of a non-safe tool that is already Safe,
+// or adding statuses to its retry_on while it retries, counts as
+// EnableMutationRetry too: the approver approved a retry budget, and a
+// later ordinary edit must not enlarge it.
 func ApprovalNeeded(method string, class risk.Class, before, after Policy) []Action {
 	var out []Action
 	if !before.Exposed && after.Exposed && class >= risk.Destructive {
@@ -66,7 +69,23 @@ func enablesMutationRetry(method string, before, after Policy) bool {
 	case !before.Idempotent && after.Idempotent:
 		return true
 	}
-	return Effective(method, after).Retry.Attempts > Effective(method, before).Retry.Attempts
+	eb, ea := Effective(method, before), Effective(method, after)
+	if ea.Retry.Attempts > eb.Retry.Attempts {
+		return true
+	}
+	// Retrying a mutation on more kinds of response is more retry too: a
+	// 500 added to retry_on may resend a write the server applied.
+	return ea.Retry.Attempts > 1 && !statusSubset(ea.Retry.RetryOn, eb.Retry.RetryOn)
+}
+
+// statusSubset reports whether every status of a is in b.
+func statusSubset(a, b []int) bool {
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // keysEqual compares two keys as stored, nil included.
