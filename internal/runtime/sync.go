@@ -167,7 +167,12 @@ func (r *Runtime) confirm(cur *snapshot, etag string) error {
 	}
 	now := r.opts.Now()
 	r.confirmedAt.Store(now.UnixNano())
-	if etag != cur.etag && etag != "" {
+	// An answer without an ETag (same bytes, no header) keeps the one in
+	// force, in memory and on disk, so later fetches stay conditional.
+	if etag == "" {
+		etag = cur.etag
+	}
+	if etag != cur.etag {
 		next := *cur
 		next.etag = etag
 		r.snap.Store(&next)

@@ -3,10 +3,14 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -258,5 +262,41 @@ func TestPollIntervalJitter(t *testing.T) {
 	hi := (&Runtime{opts: Options{PollInterval: 10 * time.Second, PollJitter: 0.2, Rand: func() float64 { return 0.999 }}}).nextInterval()
 	if hi-lo < 3*time.Second {
 		t.Errorf("jitter spread %s..%s is too narrow", lo, hi)
+	}
+}
+
+// TestSameBytesWithoutETagKeepTheETag: a console (or a proxy in front of it)
+// that answers 200 with the same bundle and no ETag confirms the bundle; the
+// ETag in force is kept in memory and on disk, so the next fetch, after a
+// restart too, is still conditional.
+func TestSameBytesWithoutETagKeepTheETag(t *testing.T) {
+	k := testKey(t, 1)
+	_, up := upstream(t)
+	clk := newClock()
+	signed := signBundle(t, k, 1, clk.Now(), 0, up.URL, getOrderTool())
+	var fetches atomic.Int32
+	con := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if fetches.Add(1) == 1 {
+			w.Header().Set("ETag", `"v1"`)
+		}
+		w.Write(signed)
+	}))
+	t.Cleanup(con.Close)
+	dir := t.TempDir()
+	r := newRuntime(t, rtOpts{dir: dir, keys: keySet(k), clock: clk, console: con.URL})
+	mustSync(t, r)
+	clk.Advance(time.Minute)
+	mustSync(t, r)
+
+	if got := r.Status().ETag; got != `"v1"` {
+		t.Errorf("ETag in force = %q, want %q", got, `"v1"`)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "runtime", "bundle.meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta bundleMeta
+	if err := json.Unmarshal(raw, &meta); err != nil || meta.ETag != `"v1"` || !meta.ConfirmedAt.Equal(clk.Now()) {
+		t.Errorf("persisted meta = %s (%v), want ETag %q confirmed now", raw, err, `"v1"`)
 	}
 }
