@@ -19,25 +19,35 @@ type ToolQuery struct {
 	Text string
 	// Removed lists the removed tools instead of the current ones.
 	Removed bool
-	// Sort is one of ToolSorts' keys; Desc reverses it.
+	// Sort is a key toolSortSQL knows ("name" when not); Desc reverses it.
 	Sort    string
 	Desc    bool
 	Page    int // 1-based
 	PerPage int
 }
 
-// ToolSorts maps sort keys to SQL; the tool name breaks ties so pages are
-// stable.
-var ToolSorts = map[string]string{
-	"name":   "t.name",
-	"method": "t.method",
-	"path":   "t.path",
-	"source": "s.name",
-	"class":  "CASE t.class WHEN 'READ' THEN 1 WHEN 'WRITE' THEN 2 WHEN 'DESTRUCTIVE' THEN 3 ELSE 4 END",
+// toolSortSQL is the ORDER BY expression of a sort key (name, method,
+// path, source, class); ok is false for any other key. The expression is
+// concatenated into SQL, so the keys are a closed set here, not a map other
+// packages could extend. The tool name breaks ties so pages are stable.
+func toolSortSQL(key string) (expr string, ok bool) {
+	switch key {
+	case "name":
+		return "t.name", true
+	case "method":
+		return "t.method", true
+	case "path":
+		return "t.path", true
+	case "source":
+		return "s.name", true
+	case "class":
+		return "CASE t.class WHEN 'READ' THEN 1 WHEN 'WRITE' THEN 2 WHEN 'DESTRUCTIVE' THEN 3 ELSE 4 END", true
+	}
+	return "", false
 }
 
-// MaxPerPage bounds a tools page.
-const MaxPerPage = 200
+// maxPerPage bounds a tools page.
+const maxPerPage = 200
 
 // ToolPage is one page of the tools list and the number of matching tools.
 type ToolPage struct {
@@ -82,10 +92,10 @@ func (q ToolQuery) where() (string, []any) {
 
 // Normalize fills defaults and clamps the page.
 func (q ToolQuery) Normalize() ToolQuery {
-	if _, ok := ToolSorts[q.Sort]; !ok {
+	if _, ok := toolSortSQL(q.Sort); !ok {
 		q.Sort = "name"
 	}
-	if q.PerPage <= 0 || q.PerPage > MaxPerPage {
+	if q.PerPage <= 0 || q.PerPage > maxPerPage {
 		q.PerPage = 50
 	}
 	if q.Page < 1 {
@@ -104,12 +114,13 @@ func (db *DB) ListTools(ctx context.Context, q ToolQuery) (*ToolPage, error) {
 		if err := tx.GetContext(ctx, &out.Total, `SELECT count(*)`+toolFrom+where, args...); err != nil {
 			return err
 		}
+		order, _ := toolSortSQL(q.Sort) // Normalize chose a known key
 		dir := " ASC"
 		if q.Desc {
 			dir = " DESC"
 		}
 		var rows []toolRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT `+toolSummaryColumns+toolFrom+where+` ORDER BY `+ToolSorts[q.Sort]+dir+
+		if err := tx.SelectContext(ctx, &rows, `SELECT `+toolSummaryColumns+toolFrom+where+` ORDER BY `+order+dir+
 			`, t.name`+dir+` LIMIT ? OFFSET ?`, append(args, q.PerPage, (q.Page-1)*q.PerPage)...); err != nil {
 			return err
 		}
