@@ -31,7 +31,7 @@ type Deps struct {
 	Config config.Config
 	// SessionKeys sign and encrypt the session cookie (LoadSessionKeys).
 	SessionKeys [][]byte
-	// Throttle limits failed sign-ins; nil means auth.DefaultThrottle.
+	// Throttle limits failed sign-ins; nil means auth.DefaultThrottle().
 	Throttle *auth.Throttle
 	// Keys holds the bundle signing keys (DATA_DIR/keys); New creates the
 	// first one. nil: publishing and key pages answer that there is no key.
@@ -67,7 +67,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	}
 	s := &Server{deps: d, assets: a, throttle: d.Throttle, setup: &setupToken{}}
 	if s.throttle == nil {
-		s.throttle = auth.NewThrottle(auth.DefaultThrottle)
+		s.throttle = auth.NewThrottle(auth.DefaultThrottle())
 	}
 	s.dummyHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("no such user") })
 	s.cookies = newCookieStore(d.SessionKeys, d.Config)

@@ -19,9 +19,12 @@ type ThrottleConfig struct {
 
 // DefaultThrottle allows 5 failures per account (then one per 30 s) and 20
 // per client address (then one per 6 s): enough for typos, far too slow to
-// guess a 12-character password.
-var DefaultThrottle = ThrottleConfig{AccountBurst: 5, AccountEvery: 30 * time.Second,
-	AddressBurst: 20, AddressEvery: 6 * time.Second, MaxKeys: 10000}
+// guess a 12-character password. A function, not a variable, so no package
+// can change the defaults of every other.
+func DefaultThrottle() ThrottleConfig {
+	return ThrottleConfig{AccountBurst: 5, AccountEvery: 30 * time.Second,
+		AddressBurst: 20, AddressEvery: 6 * time.Second, MaxKeys: 10000}
+}
 
 // Throttle limits failed sign-ins per account (the email as typed, whether
 // or not it exists, so the limit reveals nothing) and per client address.
