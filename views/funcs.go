@@ -5,20 +5,13 @@ import (
 	"strings"
 )
 
-func joinRoles(roles []string) string {
-	if len(roles) == 0 {
+// joinList shows a list of names (roles, tags, media types, tools) inline,
+// or "none".
+func joinList(items []string) string {
+	if len(items) == 0 {
 		return "none"
 	}
-	return strings.Join(roles, ", ")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return strings.Join(items, ", ")
 }
 
 func termCount(n int) string {
