@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,24 @@ type SigningKey struct {
 	KeyID     string
 	Private   ed25519.PrivateKey
 	CreatedAt time.Time
+}
+
+// String names the key by its kid only. A SigningKey printed by mistake —
+// with %v or %+v, inside a struct that holds one (store.PublishRequest), in
+// a log line or JSON — never shows its private half.
+func (k SigningKey) String() string { return "SigningKey(" + k.KeyID + ")" }
+
+// GoString is String for %#v.
+func (k SigningKey) GoString() string { return k.String() }
+
+// LogValue is String for log/slog.
+func (k SigningKey) LogValue() slog.Value { return slog.StringValue(k.String()) }
+
+// MarshalJSON writes the kid only, for the same reason as String.
+func (k SigningKey) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		KeyID string `json:"kid"`
+	}{k.KeyID})
 }
 
 // Public returns the public half of k under the same kid.
