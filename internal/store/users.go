@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/mail"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,14 +27,7 @@ type User struct {
 }
 
 // Has reports whether u holds role.
-func (u *User) Has(role auth.Role) bool {
-	for _, r := range u.Roles {
-		if r == role {
-			return true
-		}
-	}
-	return false
-}
+func (u *User) Has(role auth.Role) bool { return slices.Contains(u.Roles, role) }
 
 // NewUser is what CreateUser needs.
 type NewUser struct {
