@@ -58,7 +58,8 @@ func (e *Executor) readResponse(resp *http.Response, maxBytes int64) (any, *body
 			e.bufs.Put(buf)
 		}
 	}()
-	if cl := resp.ContentLength; cl > 0 && cl <= maxBytes && resp.Header.Get("Content-Encoding") == "" {
+	// Content-Length is the size of what is read only when nothing decodes it.
+	if cl := resp.ContentLength; cl > 0 && cl <= maxBytes && r == io.Reader(resp.Body) {
 		buf.Grow(int(cl) + 1)
 	}
 	n, err := buf.ReadFrom(io.LimitReader(r, maxBytes+1))
