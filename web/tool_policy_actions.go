@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,7 @@ func (s *Server) toolActionSubmit(c echo.Context) error {
 	m := actionView(rec, c.Param("kind"))
 	m.Reason, m.Mode, m.Attempts = c.FormValue("reason"), c.FormValue("mode"), c.FormValue("attempts")
 	m.Header, m.Source, m.Argument, m.NewClass = c.FormValue("header"), c.FormValue("source"), c.FormValue("argument"), c.FormValue("new_class")
+	m.Retry500, m.Retry501 = c.FormValue("retry_500") != "", c.FormValue("retry_501") != ""
 	n := store.NewChangeRequest{ToolID: rec.ToolID, Kind: kind, Reason: m.Reason}
 	err = confirmName(c, rec)
 	if err == nil {
@@ -103,6 +105,8 @@ func proposalFromForm(rec *store.PolicyRecord, m views.ExplicitActionView, n *st
 		}
 		p := clonePolicy(rec.Policy)
 		p.Retry.Attempts = attempts
+		p.Retry.RetryOn = withStatus(p.Retry.RetryOn, 500, m.Retry500)
+		p.Retry.RetryOn = withStatus(p.Retry.RetryOn, 501, m.Retry501)
 		if m.Mode == "assert" {
 			p.Idempotent = true
 		} else {
@@ -174,4 +178,16 @@ func diffRowVMs(changes []policy.FieldChange) []views.DiffRowVM {
 		out = append(out, views.DiffRowVM{Field: d.Field, Before: d.Before, After: d.After})
 	}
 	return out
+}
+
+// withStatus adds status to a retry_on list when want is set (keeping a nil
+// list's meaning: nil is the R3 default set, so it is spelled out first).
+func withStatus(list []int, status int, want bool) []int {
+	if !want || slices.Contains(list, status) {
+		return list
+	}
+	if list == nil {
+		list = policy.DefaultRetryOn()
+	}
+	return append(list, status)
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -195,5 +196,53 @@ func TestExplicitActionCreatesARequest(t *testing.T) {
 	reqs, _ := a.db.ChangeRequests(ctx, store.ChangeRequestFilter{Pending: true})
 	if len(reqs) != 2 || reqs[1].Kind != store.KindEnableMutationRetry {
 		t.Fatalf("pending = %+v", reqs)
+	}
+}
+
+// TestRetryActionCanAdd500: once a POST retries (approved), adding 500 to
+// its retry_on needs approval (policy.ApprovalNeeded); the editor refuses it
+// and the explicit retry action carries it as a change request instead.
+func TestRetryActionCanAdd500(t *testing.T) {
+	ctx := context.Background()
+	a := newTestApp(t, true)
+	post := store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
+	admin := a.sessionCookie("admin")
+	retry := url.Values{"reason": {"upstream dedups by key"}, "confirm_name": {"orders_create"}, "mode": {"key"},
+		"header": {"Idempotency-Key"}, "source": {"generated"}, "attempts": {"3"}}
+	wantStatus(t, a.do(request{method: "POST", path: "/tools/orders_create/actions/retry", form: retry, cookie: admin, csrf: true}), 303)
+	reqs, _ := a.db.ChangeRequests(ctx, store.ChangeRequestFilter{Pending: true})
+	if len(reqs) != 1 {
+		t.Fatalf("pending = %+v", reqs)
+	}
+	if _, err := a.db.ApproveChangeRequest(ctx, a.users["approver"].ID, reqs[0].ID, "ok"); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := a.db.ToolPolicy(ctx, post.ToolID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The editor refuses adding 500 as an ordinary edit.
+	form := policyValues(cur.Policy, cur.Version)
+	form.Add("retry.retry_on", "500")
+	rec := a.do(request{method: "POST", path: "/tools/orders_create/policy", form: form, cookie: admin, csrf: true})
+	wantStatus(t, rec, 400)
+	if after, _ := a.db.ToolPolicy(ctx, post.ToolID); slices.Contains(after.Policy.Retry.RetryOn, 500) {
+		t.Fatal("the editor saved retry on 500 for a retrying POST without approval")
+	}
+
+	// The explicit action asks for it.
+	retry.Set("retry_500", "1")
+	wantStatus(t, a.do(request{method: "POST", path: "/tools/orders_create/actions/retry", form: retry, cookie: admin, csrf: true}), 303)
+	reqs, _ = a.db.ChangeRequests(ctx, store.ChangeRequestFilter{Pending: true})
+	if len(reqs) != 1 {
+		t.Fatalf("pending = %+v", reqs)
+	}
+	_, after, err := reqs[0].Policies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(after.Retry.RetryOn, 500) || slices.Contains(after.Retry.RetryOn, 501) {
+		t.Fatalf("requested retry_on = %v, want 500 added and not 501", after.Retry.RetryOn)
 	}
 }
