@@ -70,24 +70,12 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 	go func() { defer close(syncDone); _ = rt.Run(ctx) }()
 	defer func() { cancel(); <-syncDone }()
 
-	var metricsLn net.Listener
-	if c.MetricsAddr != "" {
-		if metricsLn, err = listenRuntimeLoopback("--metrics-addr", c.MetricsAddr); err != nil {
-			return Exit(2, err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", rt.MetricsHandler())
-		metricsDone := make(chan struct{})
-		go func() {
-			defer close(metricsDone)
-			if err := serveRuntimeHTTP(ctx, logger, "metrics", metricsLn, mux); err != nil {
-				logger.Warn("metrics server stopped", "err", err)
-			}
-		}()
-		// Run returns only once the metrics server has let go of its port.
-		defer func() { cancel(); <-metricsDone }()
-		logger.Info("metrics", "url", "http://"+metricsLn.Addr().String()+"/metrics")
+	metricsLn, metricsDone, err := c.startMetrics(ctx, logger, rt)
+	if err != nil {
+		return Exit(2, err)
 	}
+	// Run returns only once the metrics server has let go of its port.
+	defer func() { cancel(); <-metricsDone }()
 	if c.Stdio {
 		// Piped input ends right after the last request; ServeStdio still
 		// answers everything it read before returning.
@@ -105,6 +93,30 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		fmt.Fprintf(env.Stdout, "Metrics: http://%s/metrics\n", metricsLn.Addr())
 	}
 	return serveRuntimeHTTP(ctx, logger, "mcp", ln, mux)
+}
+
+// startMetrics serves the runtime's metrics on --metrics-addr until ctx
+// ends. done is closed once that server has stopped (at once when
+// --metrics-addr is empty and ln is nil).
+func (c *runtimeCmd) startMetrics(ctx context.Context, logger *slog.Logger, rt *runtime.Runtime) (ln net.Listener, done <-chan struct{}, err error) {
+	stopped := make(chan struct{})
+	if c.MetricsAddr == "" {
+		close(stopped)
+		return nil, stopped, nil
+	}
+	if ln, err = listenRuntimeLoopback("--metrics-addr", c.MetricsAddr); err != nil {
+		return nil, nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", rt.MetricsHandler())
+	go func() {
+		defer close(stopped)
+		if err := serveRuntimeHTTP(ctx, logger, "metrics", ln, mux); err != nil {
+			logger.Warn("metrics server stopped", "err", err)
+		}
+	}()
+	logger.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	return ln, stopped, nil
 }
 
 // options turns flags and environment into runtime.Options; secrets come
