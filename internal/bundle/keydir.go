@@ -242,7 +242,10 @@ func (d KeyDir) loadPrivate(idx keyIndex, kid string) (SigningKey, error) {
 }
 
 // writeAtomic writes data to path with mode 0600 through a temporary file in
-// the same directory and a rename, so a reader never sees half a key.
+// the same directory and a rename, so a reader never sees half a key. The
+// directory is synced after the rename: Rotate's promise that the key file
+// exists before the index names it must hold across a power loss too, and
+// only a directory sync makes a rename durable in order.
 func writeAtomic(path string, data []byte) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if err != nil {
@@ -270,6 +273,10 @@ func writeAtomic(path string, data []byte) (err error) {
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if dir, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = dir.Sync() // best effort: not every file system can sync a directory
+		_ = dir.Close()
 	}
 	return nil
 }
