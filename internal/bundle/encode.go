@@ -67,6 +67,25 @@ func (e *bundleEncoder) comma(i int) {
 	}
 }
 
+// list writes xs as a JSON array, elem writing each element, or null for a
+// nil slice (encoding/json's rule; normalize has already turned the lists
+// that must not be null into empty ones).
+func list[T any](e *bundleEncoder, xs []T, elem func(*T) error) error {
+	if xs == nil {
+		e.null()
+		return nil
+	}
+	e.open('[')
+	for i := range xs {
+		e.comma(i)
+		if err := elem(&xs[i]); err != nil {
+			return err
+		}
+	}
+	e.close(']')
+	return nil
+}
+
 func (e *bundleEncoder) time(t time.Time) error {
 	// time.Time's MarshalJSON: RFC 3339 with nanoseconds, years 0..9999.
 	if y := t.Year(); y < 0 || y > 9999 {
@@ -101,28 +120,12 @@ func (e *bundleEncoder) bundle(b *Bundle) error {
 	e.name(false, "schema")
 	e.str(b.Schema)
 	e.name(false, "sources")
-	if b.Sources == nil {
-		e.null()
-	} else {
-		e.open('[')
-		for i := range b.Sources {
-			e.comma(i)
-			e.source(&b.Sources[i])
-		}
-		e.close(']')
+	if err := list(e, b.Sources, e.source); err != nil {
+		return err
 	}
 	e.name(false, "tools")
-	if b.Tools == nil {
-		e.null()
-	} else {
-		e.open('[')
-		for i := range b.Tools {
-			e.comma(i)
-			if err := e.tool(&b.Tools[i]); err != nil {
-				return fmt.Errorf("tool %q: %w", b.Tools[i].Name, err)
-			}
-		}
-		e.close(']')
+	if err := list(e, b.Tools, e.tool); err != nil {
+		return err
 	}
 	e.name(false, "version")
 	e.int(b.Version)
@@ -130,18 +133,11 @@ func (e *bundleEncoder) bundle(b *Bundle) error {
 	return nil
 }
 
-func (e *bundleEncoder) source(s *Source) {
+func (e *bundleEncoder) source(s *Source) error {
 	e.open('{')
 	e.name(true, "auth")
-	if s.Auth == nil {
-		e.null()
-	} else {
-		e.open('[')
-		for i, a := range s.Auth {
-			e.comma(i)
-			e.authScheme(a)
-		}
-		e.close(']')
+	if err := list(e, s.Auth, e.authScheme); err != nil {
+		return err
 	}
 	e.name(false, "base_path")
 	e.str(s.BasePath)
@@ -150,9 +146,10 @@ func (e *bundleEncoder) source(s *Source) {
 	e.name(false, "origin")
 	e.str(s.Origin)
 	e.close('}')
+	return nil
 }
 
-func (e *bundleEncoder) authScheme(a AuthScheme) {
+func (e *bundleEncoder) authScheme(a *AuthScheme) error {
 	e.open('{')
 	first := true
 	if a.In != "" {
@@ -173,9 +170,18 @@ func (e *bundleEncoder) authScheme(a AuthScheme) {
 	e.name(false, "type")
 	e.str(a.Type)
 	e.close('}')
+	return nil
 }
 
+// tool writes one tool; its errors name it.
 func (e *bundleEncoder) tool(t *Tool) error {
+	if err := e.toolMembers(t); err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	return nil
+}
+
+func (e *bundleEncoder) toolMembers(t *Tool) error {
 	e.open('{')
 	e.name(true, "annotations")
 	e.annotations(t.Annotations)
@@ -205,15 +211,8 @@ func (e *bundleEncoder) tool(t *Tool) error {
 	e.name(false, "name")
 	e.str(t.Name)
 	e.name(false, "params")
-	if t.Params == nil {
-		e.null()
-	} else {
-		e.open('[')
-		for i, p := range t.Params {
-			e.comma(i)
-			e.param(p)
-		}
-		e.close(']')
+	if err := list(e, t.Params, e.param); err != nil {
+		return err
 	}
 	e.name(false, "path")
 	e.str(t.Path)
@@ -222,7 +221,7 @@ func (e *bundleEncoder) tool(t *Tool) error {
 		return err
 	}
 	e.name(false, "reasons")
-	if err := e.reasons(t.Reasons); err != nil {
+	if err := list(e, t.Reasons, e.reason); err != nil {
 		return err
 	}
 	e.name(false, "risk")
@@ -289,7 +288,7 @@ func (e *bundleEncoder) body(b *Body) {
 	e.close('}')
 }
 
-func (e *bundleEncoder) param(p Param) {
+func (e *bundleEncoder) param(p *Param) error {
 	e.open('{')
 	e.name(true, "arg")
 	e.str(p.Arg)
@@ -300,4 +299,5 @@ func (e *bundleEncoder) param(p Param) {
 	e.name(false, "required")
 	e.bool(p.Required)
 	e.close('}')
+	return nil
 }

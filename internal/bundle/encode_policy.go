@@ -10,26 +10,17 @@ import (
 // The risk reasons and the effective policy of a tool, in canonical form
 // (see encode.go).
 
-func (e *bundleEncoder) reasons(rs []risk.Reason) error {
-	if rs == nil {
-		e.null()
-		return nil
+func (e *bundleEncoder) reason(r *risk.Reason) error {
+	e.open('{')
+	e.name(true, "class")
+	if err := e.class(r.Class); err != nil {
+		return fmt.Errorf("reason %q: %w", r.Code, err)
 	}
-	e.open('[')
-	for i, r := range rs {
-		e.comma(i)
-		e.open('{')
-		e.name(true, "class")
-		if err := e.class(r.Class); err != nil {
-			return fmt.Errorf("reason %q: %w", r.Code, err)
-		}
-		e.name(false, "code")
-		e.str(r.Code)
-		e.name(false, "text")
-		e.str(r.Text)
-		e.close('}')
-	}
-	e.close(']')
+	e.name(false, "code")
+	e.str(r.Code)
+	e.name(false, "text")
+	e.str(r.Text)
+	e.close('}')
 	return nil
 }
 
@@ -92,16 +83,7 @@ func (e *bundleEncoder) retry(r *policy.Retry) error {
 	}
 	e.dst = out
 	e.name(false, "retry_on")
-	if r.RetryOn == nil {
-		e.null()
-	} else {
-		e.open('[')
-		for i, s := range r.RetryOn {
-			e.comma(i)
-			e.int(int64(s))
-		}
-		e.close(']')
-	}
+	_ = list(e, r.RetryOn, func(s *int) error { e.int(int64(*s)); return nil })
 	e.close('}')
 	return nil
 }
