@@ -94,8 +94,10 @@ templ-check: ## fail when generated views are stale
 unit: static ## unit tests with the race detector (browser tests run in `e2e`)
 	$(GO) test -race -short $$($(GO) list $(PKGS) | grep -v /e2e$$)
 	@# The real-world fixture corpus (8 MB of OpenAPI) skips under -race -short;
-	@# it runs here without the race detector (pure, single-goroutine code).
+	@# it runs here without the race detector (the parser and classifier are
+	@# single-goroutine; the store's corpus import is one transaction).
 	$(GO) test ./internal/openapi ./internal/risk
+	$(GO) test -run 'Fixtures' ./internal/store
 
 .PHONY: fuzz
 fuzz: static
