@@ -141,7 +141,7 @@ func digestPath(p string, maxBytes int64) (string, error) {
 		return importer.Digest(files), nil
 	}
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() || !isSpecFile(path) {
+		if err != nil || !d.Type().IsRegular() || !openapi.IsSpecFile(path) {
 			return err
 		}
 		rel, err := filepath.Rel(p, path)
@@ -154,15 +154,6 @@ func digestPath(p string, maxBytes int64) (string, error) {
 		return "", err
 	}
 	return importer.Digest(files), nil
-}
-
-// isSpecFile is the file-name rule openapi.LoadPath applies in a directory.
-func isSpecFile(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".json", ".yaml", ".yml":
-		return true
-	}
-	return false
 }
 
 // writePlan prints the diff: one line per added, restored, changed or

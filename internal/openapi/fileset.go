@@ -93,7 +93,7 @@ func readDir(fsys fs.FS, limit int64) (FileSet, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !isSpecName(name) {
+		if d.IsDir() || !IsSpecFile(name) {
 			return nil
 		}
 		f, err := fsys.Open(name)
@@ -148,7 +148,7 @@ func LoadZip(data []byte, opts Options) (*Document, error) {
 		if err := checkZipName(zf.Name); err != nil {
 			return nil, err
 		}
-		if zf.FileInfo().IsDir() || !isSpecName(zf.Name) {
+		if zf.FileInfo().IsDir() || !IsSpecFile(zf.Name) {
 			continue
 		}
 		rc, err := zf.Open()
@@ -183,7 +183,10 @@ func checkZipName(name string) error {
 	return nil
 }
 
-func isSpecName(name string) bool {
+// IsSpecFile reports whether a file of a set is read as part of the API
+// description (by its extension: .json, .yaml, .yml); directory and zip
+// loading skip every other file.
+func IsSpecFile(name string) bool {
 	switch strings.ToLower(path.Ext(name)) {
 	case ".json", ".yaml", ".yml":
 		return true
