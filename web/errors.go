@@ -19,6 +19,7 @@ var statusOf = map[string]int{
 	apperr.Forbidden:    http.StatusForbidden,
 	apperr.NotFound:     http.StatusNotFound,
 	apperr.Conflict:     http.StatusConflict,
+	apperr.Unavailable:  http.StatusServiceUnavailable,
 	apperr.Internal:     http.StatusInternalServerError,
 }
 
@@ -30,6 +31,7 @@ var headingOf = map[int]string{
 	http.StatusMethodNotAllowed:    "Not allowed",
 	http.StatusConflict:            "Conflict",
 	http.StatusInternalServerError: "Something went wrong",
+	http.StatusServiceUnavailable:  "Busy, please try again",
 }
 
 // handleError is the echo HTTPErrorHandler: every error a handler or

@@ -17,6 +17,7 @@ const (
 	Forbidden    = "forbidden"    // signed in, but the role does not allow it
 	NotFound     = "not_found"    // the thing does not exist (or is not visible)
 	Conflict     = "conflict"     // the change clashes with the current state
+	Unavailable  = "unavailable"  // busy for now; the same request may succeed shortly
 	Internal     = "internal"     // anything else; details only in the log
 )
 
@@ -48,6 +49,9 @@ func NotFoundf(format string, args ...any) *Error { return Errorf(NotFound, form
 
 // Conflictf returns a Conflict error.
 func Conflictf(format string, args ...any) *Error { return Errorf(Conflict, format, args...) }
+
+// Unavailablef returns an Unavailable error.
+func Unavailablef(format string, args ...any) *Error { return Errorf(Unavailable, format, args...) }
 
 // CodeOf returns the code of the first *Error in err's chain, Internal for any
 // other error and "" for nil.

@@ -82,7 +82,7 @@ func (db *DB) appendAudit(ctx context.Context, tx *sqlx.Tx, e audit.Entry) error
 // AuditEntries returns the whole audit log in id order.
 func (db *DB) AuditEntries(ctx context.Context) ([]audit.Entry, error) {
 	var out []audit.Entry
-	err := db.inTx(ctx, "audit entries", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "audit entries", func(tx *sqlx.Tx) error {
 		var err error
 		out, err = auditRows(ctx, tx, `SELECT * FROM audit_log ORDER BY id`)
 		return err

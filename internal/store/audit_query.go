@@ -61,7 +61,7 @@ func (db *DB) QueryAudit(ctx context.Context, f AuditFilter) ([]audit.Entry, int
 	where, args := f.where()
 	var out []audit.Entry
 	var total int
-	err := db.inTx(ctx, "query audit", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "query audit", func(tx *sqlx.Tx) error {
 		if err := tx.GetContext(ctx, &total, `SELECT count(*) FROM audit_log`+where, args...); err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (db *DB) EachAudit(ctx context.Context, f AuditFilter, fn func(audit.Entry)
 	var after int64
 	for {
 		var page []audit.Entry
-		err := db.inTx(ctx, "export audit", func(tx *sqlx.Tx) error {
+		err := db.readTx(ctx, "export audit", func(tx *sqlx.Tx) error {
 			var err error
 			page, err = auditRows(ctx, tx, `SELECT * FROM audit_log`+where+` ORDER BY id LIMIT ?`, append(args, after, batch)...)
 			return err
@@ -110,7 +110,7 @@ func (db *DB) EachAudit(ctx context.Context, f AuditFilter, fn func(audit.Entry)
 // AuditActions returns the distinct actions in the log, for the filter.
 func (db *DB) AuditActions(ctx context.Context) ([]string, error) {
 	var out []string
-	err := db.inTx(ctx, "audit actions", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "audit actions", func(tx *sqlx.Tx) error {
 		return tx.SelectContext(ctx, &out, `SELECT DISTINCT action FROM audit_log ORDER BY action`)
 	})
 	return out, err

@@ -86,7 +86,7 @@ const bundleSummaryColumns = `version, '' AS payload, '' AS signed, etag, key_id
 // the first publish.
 func (db *DB) LatestBundle(ctx context.Context) (*BundleRecord, error) {
 	var rec *BundleRecord
-	err := db.inTx(ctx, "latest bundle", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "latest bundle", func(tx *sqlx.Tx) error {
 		var err error
 		rec, err = latestBundle(ctx, tx)
 		return err
@@ -105,7 +105,7 @@ func latestBundle(ctx context.Context, tx *sqlx.Tx) (*BundleRecord, error) {
 // BundleByVersion returns one published version with its payload and JWS.
 func (db *DB) BundleByVersion(ctx context.Context, version int64) (*BundleRecord, error) {
 	var rec *BundleRecord
-	err := db.inTx(ctx, "bundle by version", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "bundle by version", func(tx *sqlx.Tx) error {
 		var err error
 		rec, err = bundleByVersion(ctx, tx, version)
 		return err
@@ -124,7 +124,7 @@ func bundleByVersion(ctx context.Context, tx *sqlx.Tx, version int64) (*BundleRe
 // ListBundles returns the history, newest first, without payloads.
 func (db *DB) ListBundles(ctx context.Context) ([]*BundleRecord, error) {
 	var out []*BundleRecord
-	err := db.inTx(ctx, "list bundles", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "list bundles", func(tx *sqlx.Tx) error {
 		var rows []bundleRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+bundleSummaryColumns+` FROM bundles ORDER BY version DESC`); err != nil {
 			return err

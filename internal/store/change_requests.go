@@ -276,7 +276,7 @@ func changeRequestByID(ctx context.Context, tx *sqlx.Tx, id int64) (*ChangeReque
 // ChangeRequest returns the request with id.
 func (db *DB) ChangeRequest(ctx context.Context, id int64) (*ChangeRequest, error) {
 	var out *ChangeRequest
-	err := db.inTx(ctx, "change request", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "change request", func(tx *sqlx.Tx) error {
 		var err error
 		out, err = changeRequestByID(ctx, tx, id)
 		return err
@@ -316,7 +316,7 @@ func (db *DB) ChangeRequests(ctx context.Context, f ChangeRequestFilter) ([]Chan
 		q = "WHERE " + strings.Join(where, " AND ")
 	}
 	var out []ChangeRequest
-	err := db.inTx(ctx, "list change requests", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "list change requests", func(tx *sqlx.Tx) error {
 		var err error
 		out, err = selectChangeRequests(ctx, tx, q+" ORDER BY "+order+" LIMIT ?", append(args, f.Limit)...)
 		return err
@@ -328,7 +328,7 @@ func (db *DB) ChangeRequests(ctx context.Context, f ChangeRequestFilter) ([]Chan
 // decide: every pending request except their own (the navigation badge).
 func (db *DB) CountPendingFor(ctx context.Context, userID int64) (int, error) {
 	var n int
-	err := db.inTx(ctx, "count pending change requests", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "count pending change requests", func(tx *sqlx.Tx) error {
 		var err error
 		n, err = countPendingFor(ctx, tx, userID)
 		return err

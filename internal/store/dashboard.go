@@ -49,7 +49,7 @@ type DashboardQuery struct {
 // they are consistent with each other.
 func (db *DB) Dashboard(ctx context.Context, q DashboardQuery) (*DashboardFacts, error) {
 	f := &DashboardFacts{Tools: map[string]int{}, Exposed: map[string]int{}}
-	err := db.inTx(ctx, "dashboard", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "dashboard", func(tx *sqlx.Tx) error {
 		if err := tx.GetContext(ctx, &f.Sources, `SELECT count(*) FROM sources`); err != nil {
 			return err
 		}

@@ -111,7 +111,7 @@ func toolPolicyBy(ctx context.Context, tx *sqlx.Tx, where string, arg any) (*Pol
 // ToolPolicy returns the stored policy of the tool with id toolID.
 func (db *DB) ToolPolicy(ctx context.Context, toolID int64) (*PolicyRecord, error) {
 	var out *PolicyRecord
-	err := db.inTx(ctx, "tool policy", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "tool policy", func(tx *sqlx.Tx) error {
 		var err error
 		out, err = toolPolicyBy(ctx, tx, "t.id = ?", toolID)
 		return err
@@ -122,7 +122,7 @@ func (db *DB) ToolPolicy(ctx context.Context, toolID int64) (*PolicyRecord, erro
 // ToolPolicyByName returns the stored policy of the tool called name.
 func (db *DB) ToolPolicyByName(ctx context.Context, name string) (*PolicyRecord, error) {
 	var out *PolicyRecord
-	err := db.inTx(ctx, "tool policy by name", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "tool policy by name", func(tx *sqlx.Tx) error {
 		var err error
 		out, err = toolPolicyBy(ctx, tx, "t.name = ?", name)
 		return err

@@ -39,7 +39,7 @@ type Preview struct {
 // Invalid error whose message names the problem.
 func (db *DB) PreviewPublish(ctx context.Context) (*Preview, error) {
 	var p *Preview
-	err := db.inTx(ctx, "preview publish", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "preview publish", func(tx *sqlx.Tx) error {
 		var err error
 		p, err = db.preview(ctx, tx, 0)
 		return err

@@ -105,7 +105,7 @@ type RuntimeInstance struct {
 // ListRuntimeInstances returns every instance, most recently seen first.
 func (db *DB) ListRuntimeInstances(ctx context.Context) ([]*RuntimeInstance, error) {
 	var out []*RuntimeInstance
-	err := db.inTx(ctx, "list runtime instances", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "list runtime instances", func(tx *sqlx.Tx) error {
 		var rows []struct {
 			InstanceID string `db:"instance_id"`
 			Name       string `db:"name"`

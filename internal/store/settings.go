@@ -71,7 +71,7 @@ func projectDefaults(ctx context.Context, tx *sqlx.Tx) (*DefaultsRecord, error) 
 // (Version 0) when none were saved. New tools start from these.
 func (db *DB) ProjectDefaults(ctx context.Context) (*DefaultsRecord, error) {
 	var out *DefaultsRecord
-	err := db.inTx(ctx, "project defaults", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "project defaults", func(tx *sqlx.Tx) error {
 		var err error
 		out, err = projectDefaults(ctx, tx)
 		return err
@@ -122,7 +122,7 @@ func (db *DB) SaveProjectDefaults(ctx context.Context, actor string, expectedVer
 // needs it for policy.CountChanged.
 func (db *DB) ToolStates(ctx context.Context) ([]policy.ToolState, error) {
 	var out []policy.ToolState
-	err := db.inTx(ctx, "tool states", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "tool states", func(tx *sqlx.Tx) error {
 		var rows []struct {
 			Method string `db:"method"`
 			Class  string `db:"class"`

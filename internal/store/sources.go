@@ -81,7 +81,7 @@ type ImportResult struct {
 // existing) without changing anything.
 func (db *DB) PreviewImport(ctx context.Context, name, origin string, doc *openapi.Document) (*ImportPreview, error) {
 	var out *ImportPreview
-	err := db.inTx(ctx, "preview import", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "preview import", func(tx *sqlx.Tx) error {
 		var err error
 		out, err = planImport(ctx, tx, SourceImport{Name: name, Origin: origin, Doc: doc})
 		return err

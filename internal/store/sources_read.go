@@ -92,7 +92,7 @@ func sourceByName(ctx context.Context, tx *sqlx.Tx, name string) (*Source, error
 // SourceByName returns one source with its counts.
 func (db *DB) SourceByName(ctx context.Context, name string) (*Source, error) {
 	var out *Source
-	err := db.inTx(ctx, "source by name", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "source by name", func(tx *sqlx.Tx) error {
 		var err error
 		out, err = sourceByName(ctx, tx, name)
 		return err
@@ -103,7 +103,7 @@ func (db *DB) SourceByName(ctx context.Context, name string) (*Source, error) {
 // ListSources returns every source by name, with counts.
 func (db *DB) ListSources(ctx context.Context) ([]*Source, error) {
 	var out []*Source
-	err := db.inTx(ctx, "list sources", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "list sources", func(tx *sqlx.Tx) error {
 		var rows []sourceRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+sourceColumns+` FROM sources ORDER BY name`); err != nil {
 			return err

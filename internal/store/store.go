@@ -28,12 +28,29 @@ import (
 	"github.com/toolgate/toolgate/migrations"
 )
 
-// DB is the toolgate database.
+// DB is the toolgate database. It holds two pools on the same file: db for
+// writes (every transaction takes SQLite's write lock at BEGIN) and rdb for
+// reads (deferred, read-only transactions that never take it). In WAL mode a
+// reader sees the last committed state and never waits for a writer, so a
+// page view cannot fail or queue because an import is running.
 type DB struct {
-	db *sqlx.DB
+	db  *sqlx.DB
+	rdb *sqlx.DB
 	// Now is the clock used for timestamps and expiry; tests replace it.
 	Now func() time.Time
 }
+
+// BusyTimeout bounds how long a write waits for another writer before it
+// fails with apperr.Unavailable (503 "try again").
+const BusyTimeout = 5 * time.Second
+
+// Pool sizes. Readers are cheap and concurrent in WAL mode; writers are
+// serialised by SQLite anyway, so a few connections suffice. Idle counts
+// equal the open counts so a burst never closes and reopens the file.
+const (
+	readConns  = 8
+	writeConns = 4
+)
 
 // DSN returns the modernc SQLite data source name for the database file at
 // path: WAL so readers never block the writer, a busy timeout instead of
@@ -45,25 +62,49 @@ type DB struct {
 // makes concurrent writers queue instead.
 func DSN(path string) string {
 	u := url.URL{Scheme: "file", Opaque: path}
-	return u.String() + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	return u.String() + fmt.Sprintf("?_pragma=journal_mode(WAL)&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_txlock=immediate", BusyTimeout.Milliseconds())
+}
+
+// readDSN is the DSN of the read pool: deferred transactions (the default)
+// on connections that refuse to write, so a read path that tried to write by
+// mistake fails loudly instead of taking the write lock.
+func readDSN(path string) string {
+	u := url.URL{Scheme: "file", Opaque: path}
+	return u.String() + fmt.Sprintf("?_pragma=journal_mode(WAL)&_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_pragma=query_only(1)", BusyTimeout.Milliseconds())
 }
 
 // Open opens (creating if needed) the database file at path. It does not
 // migrate; call Migrate.
 func Open(ctx context.Context, path string) (*DB, error) {
-	db, err := sqlx.Open("sqlite", DSN(path))
+	w, err := openPool(ctx, DSN(path), writeConns)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	if err := db.PingContext(ctx); err != nil {
-		_ = db.Close()
+	r, err := openPool(ctx, readDSN(path), readConns)
+	if err != nil {
+		_ = w.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	return &DB{db: db, Now: time.Now}, nil
+	return &DB{db: w, rdb: r, Now: time.Now}, nil
+}
+
+func openPool(ctx context.Context, dsn string, conns int) (*sqlx.DB, error) {
+	db, err := sqlx.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	db.SetConnMaxIdleTime(0)
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.db.Close() }
+func (db *DB) Close() error { return errors.Join(db.rdb.Close(), db.db.Close()) }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
@@ -116,12 +157,29 @@ func (db *DB) MigrationsCurrent(ctx context.Context) error {
 	return nil
 }
 
-// inTx runs fn in a transaction and commits when fn returns nil. It is the
-// one place where database errors are translated (mapError).
+// readTx runs fn in a deferred, read-only transaction on the read pool: a
+// consistent snapshot that never takes the write lock and never waits for a
+// writer. Every method that only reads uses it.
+func (db *DB) readTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) error {
+	tx, err := db.rdb.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("%s: begin: %w", op, mapError(err))
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return fmt.Errorf("%s: %w", op, mapError(err))
+	}
+	return nil
+}
+
+// inTx runs fn in a write transaction (IMMEDIATE: it takes the write lock at
+// BEGIN) and commits when fn returns nil. It is, with readTx, the one place
+// where database errors are translated (mapError). Keep fn short: compute
+// before calling inTx, write inside it.
 func (db *DB) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) error {
 	tx, err := db.db.BeginTxx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%s: begin: %w", op, err)
+		return fmt.Errorf("%s: begin: %w", op, mapError(err))
 	}
 	defer func() { _ = tx.Rollback() }()
 	if err := fn(tx); err != nil {
@@ -133,17 +191,25 @@ func (db *DB) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) e
 	return nil
 }
 
-// mapError turns SQLite constraint violations into apperr.Conflict; other
+// mapError turns SQLite constraint violations into apperr.Conflict and a
+// write that waited BusyTimeout for the lock into apperr.Unavailable; other
 // errors pass through unchanged (and are internal).
 func mapError(err error) error {
 	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_CONSTRAINT {
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CONSTRAINT:
 		return &conflictError{app: apperr.Conflictf("That conflicts with existing data."), cause: err}
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return &conflictError{app: apperr.Unavailablef("The database is busy with another change. Please try again in a moment."), cause: err}
 	}
 	return err
 }
 
-// conflictError is an apperr.Conflict that keeps the SQLite error for logs.
+// conflictError is an apperr error (Conflict or Unavailable) that keeps the
+// SQLite error for logs.
 type conflictError struct {
 	app   *apperr.Error
 	cause error

@@ -133,7 +133,7 @@ func (db *DB) RevokeRuntimeToken(ctx context.Context, actor, name string) (*Runt
 // ListRuntimeTokens returns every token, active ones first, then by name.
 func (db *DB) ListRuntimeTokens(ctx context.Context) ([]*RuntimeToken, error) {
 	var out []*RuntimeToken
-	err := db.inTx(ctx, "list runtime tokens", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "list runtime tokens", func(tx *sqlx.Tx) error {
 		var rows []tokenRow
 		if err := tx.SelectContext(ctx, &rows, `SELECT id, name, created_at, created_by, revoked_at, last_used_at
 			FROM runtime_tokens ORDER BY revoked_at IS NOT NULL, name`); err != nil {

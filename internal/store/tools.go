@@ -99,7 +99,7 @@ func (r toolRow) summary() (ToolSummary, error) {
 // ToolByName returns one tool, removed or not.
 func (db *DB) ToolByName(ctx context.Context, name string) (*Tool, error) {
 	var out *Tool
-	err := db.inTx(ctx, "tool by name", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "tool by name", func(tx *sqlx.Tx) error {
 		var row struct {
 			toolRow
 			OpKey          string `db:"op_key"`

@@ -109,7 +109,7 @@ func (q ToolQuery) Normalize() ToolQuery {
 func (db *DB) ListTools(ctx context.Context, q ToolQuery) (*ToolPage, error) {
 	q = q.Normalize()
 	out := &ToolPage{}
-	err := db.inTx(ctx, "list tools", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "list tools", func(tx *sqlx.Tx) error {
 		where, args := q.where()
 		if err := tx.GetContext(ctx, &out.Total, `SELECT count(*)`+toolFrom+where, args...); err != nil {
 			return err
@@ -147,7 +147,7 @@ type ToolFacets struct {
 // ListToolFacets returns the sources, methods and tags in use.
 func (db *DB) ListToolFacets(ctx context.Context) (*ToolFacets, error) {
 	out := &ToolFacets{}
-	err := db.inTx(ctx, "tool facets", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "tool facets", func(tx *sqlx.Tx) error {
 		if err := tx.SelectContext(ctx, &out.Sources, `SELECT name FROM sources ORDER BY name`); err != nil {
 			return err
 		}

@@ -66,7 +66,7 @@ type userRow struct {
 // CountUsers returns how many users exist (0 means first run).
 func (db *DB) CountUsers(ctx context.Context) (int, error) {
 	var n int
-	err := db.inTx(ctx, "count users", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "count users", func(tx *sqlx.Tx) error {
 		return tx.GetContext(ctx, &n, `SELECT count(*) FROM users`)
 	})
 	return n, err
@@ -157,7 +157,7 @@ func setRoles(ctx context.Context, tx *sqlx.Tx, id int64, roles []auth.Role) err
 // UserByID returns the user with id, or NotFound.
 func (db *DB) UserByID(ctx context.Context, id int64) (*User, error) {
 	var u *User
-	err := db.inTx(ctx, "user by id", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "user by id", func(tx *sqlx.Tx) error {
 		var err error
 		u, err = userByID(ctx, tx, id)
 		return err
@@ -168,7 +168,7 @@ func (db *DB) UserByID(ctx context.Context, id int64) (*User, error) {
 // UserByEmail returns the user with email (any case), or NotFound.
 func (db *DB) UserByEmail(ctx context.Context, email string) (*User, error) {
 	var u *User
-	err := db.inTx(ctx, "user by email", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "user by email", func(tx *sqlx.Tx) error {
 		var id int64
 		err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE email = ?`, strings.TrimSpace(email))
 		if err != nil {
@@ -183,7 +183,7 @@ func (db *DB) UserByEmail(ctx context.Context, email string) (*User, error) {
 // ListUsers returns every user ordered by email.
 func (db *DB) ListUsers(ctx context.Context) ([]*User, error) {
 	var out []*User
-	err := db.inTx(ctx, "list users", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "list users", func(tx *sqlx.Tx) error {
 		var ids []int64
 		if err := tx.SelectContext(ctx, &ids, `SELECT id FROM users ORDER BY email`); err != nil {
 			return err
