@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -74,18 +75,55 @@ func (db *DB) preview(ctx context.Context, tx *sqlx.Tx, ttl time.Duration) (*Pre
 	return p, nil
 }
 
-// Publish signs the exposed, approved state as the next version (max + 1,
-// in the same transaction as the insert, so two publishers never collide)
+// Publish signs the exposed, approved state as the next version (max + 1)
 // and audits "bundle.publish". It returns the stored record.
+//
+// The bundle is built and signed from a read-only snapshot before the
+// write transaction; the write transaction re-reads a stamp of the
+// publishable state (publishStamp) and refuses with a Conflict when it
+// changed meanwhile (a policy edit, an approval, another publish), so what
+// is stored is exactly the state that was signed and two publishers never
+// collide on a version; Publish then builds again from the new state.
 func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
-	var rec *BundleRecord
-	err := db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
-		p, err := db.preview(ctx, tx, req.TTL)
-		if err != nil {
+	// A publisher that loses the race to another one (or to a policy edit)
+	// builds again from the new state, as it would have had it queued for
+	// the write lock; each round at least one publisher commits.
+	var err error
+	for range publishAttempts {
+		var rec *BundleRecord
+		if rec, err = db.publishOnce(ctx, req); !errors.Is(err, errStalePublish) {
+			return rec, err
+		}
+	}
+	return nil, err
+}
+
+// publishAttempts bounds how often Publish rebuilds after losing a race.
+const publishAttempts = 8
+
+func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
+	var p *Preview
+	var stamp string
+	err := db.readTx(ctx, "publish", func(tx *sqlx.Tx) error {
+		var err error
+		if p, err = db.preview(ctx, tx, req.TTL); err != nil {
 			return err
 		}
-		rec, err = db.storeSigned(ctx, tx, req, p.Next, 0)
-		if err != nil {
+		stamp, err = publishStamp(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	rec, err := signRecord(req, p.Next, 0)
+	if err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
+	err = db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
+		if err := samePublishState(ctx, tx, stamp); err != nil {
+			return err
+		}
+		if err := insertBundle(ctx, tx, rec); err != nil {
 			return err
 		}
 		after := map[string]any{"version": rec.Version, "tool_count": rec.ToolCount, "note": rec.Note,
@@ -93,40 +131,54 @@ func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, e
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.publish",
 			Subject: subjectBundle(rec.Version), Before: currentVersionJSON(p.Current), After: auditJSON(after)})
 	})
-	return rec, err
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // Rollback publishes the content of version `from` as a new version: new
 // number, new issued/expires times, signed with the active key (R11: a
 // runtime never accepts an older version, so going back means going
-// forward with old content). Audited as "bundle.rollback".
+// forward with old content). Audited as "bundle.rollback". Like Publish,
+// it signs before the write transaction and refuses with a Conflict when
+// another version was published meanwhile.
 func (db *DB) Rollback(ctx context.Context, req PublishRequest, from int64) (*BundleRecord, error) {
-	var rec *BundleRecord
-	err := db.inTx(ctx, "rollback", func(tx *sqlx.Tx) error {
-		old, err := bundleByVersion(ctx, tx, from)
-		if err != nil {
+	var old, cur *BundleRecord
+	err := db.readTx(ctx, "rollback", func(tx *sqlx.Tx) error {
+		var err error
+		if old, err = bundleByVersion(ctx, tx, from); err != nil {
 			return err
 		}
-		cur, err := latestBundle(ctx, tx)
-		if err != nil {
+		cur, err = latestBundle(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	b, err := old.Bundle()
+	if err != nil {
+		return nil, fmt.Errorf("rollback: %w", err)
+	}
+	ttl := req.TTL
+	if ttl == 0 {
+		ttl = bundle.DefaultTTL
+	}
+	b.Version = cur.Version + 1
+	b.IssuedAt = db.Now().UTC().Truncate(time.Second)
+	b.ExpiresAt = b.IssuedAt.Add(ttl.Truncate(time.Second))
+	if req.Note == "" {
+		req.Note = fmt.Sprintf("Rollback to the content of v%d", from)
+	}
+	rec, err := signRecord(req, b, from)
+	if err != nil {
+		return nil, fmt.Errorf("rollback: %w", err)
+	}
+	err = db.inTx(ctx, "rollback", func(tx *sqlx.Tx) error {
+		if err := sameLatestVersion(ctx, tx, cur.Version); err != nil {
 			return err
 		}
-		b, err := old.Bundle()
-		if err != nil {
-			return err
-		}
-		ttl := req.TTL
-		if ttl == 0 {
-			ttl = bundle.DefaultTTL
-		}
-		b.Version = cur.Version + 1
-		b.IssuedAt = db.Now().UTC().Truncate(time.Second)
-		b.ExpiresAt = b.IssuedAt.Add(ttl.Truncate(time.Second))
-		if req.Note == "" {
-			req.Note = fmt.Sprintf("Rollback to the content of v%d", from)
-		}
-		rec, err = db.storeSigned(ctx, tx, req, b, from)
-		if err != nil {
+		if err := insertBundle(ctx, tx, rec); err != nil {
 			return err
 		}
 		after := map[string]any{"version": rec.Version, "rollback_of": from, "tool_count": rec.ToolCount,
@@ -134,11 +186,15 @@ func (db *DB) Rollback(ctx context.Context, req PublishRequest, from int64) (*Bu
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.rollback",
 			Subject: subjectBundle(rec.Version), Before: currentVersionJSON(cur), After: auditJSON(after)})
 	})
-	return rec, err
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
-// storeSigned signs b with the request's key and inserts it.
-func (db *DB) storeSigned(ctx context.Context, tx *sqlx.Tx, req PublishRequest, b *bundle.Bundle, rollbackOf int64) (*BundleRecord, error) {
+// signRecord signs b with the request's key and returns the record to
+// insert.
+func signRecord(req PublishRequest, b *bundle.Bundle, rollbackOf int64) (*BundleRecord, error) {
 	if len(req.Key.Private) == 0 {
 		return nil, apperr.Conflictf("There is no signing key: start the console once with `toolgate serve` to create one.")
 	}
@@ -153,13 +209,9 @@ func (db *DB) storeSigned(ctx context.Context, tx *sqlx.Tx, req PublishRequest, 
 	if err != nil {
 		return nil, err
 	}
-	rec := &BundleRecord{Version: b.Version, Payload: payload, Signed: string(signed), ETag: BundleETag(signed),
+	return &BundleRecord{Version: b.Version, Payload: payload, Signed: string(signed), ETag: BundleETag(signed),
 		KeyID: req.Key.KeyID, ToolCount: len(b.Tools), IssuedAt: b.IssuedAt, ExpiresAt: b.ExpiresAt,
-		PublishedBy: req.Actor, Note: strings.TrimSpace(req.Note), RollbackOf: rollbackOf}
-	if err := insertBundle(ctx, tx, rec); err != nil {
-		return nil, err
-	}
-	return rec, nil
+		PublishedBy: req.Actor, Note: strings.TrimSpace(req.Note), RollbackOf: rollbackOf}, nil
 }
 
 func subjectBundle(v int64) string { return fmt.Sprintf("bundle:%d", v) }

@@ -59,17 +59,27 @@ type approvalRow struct {
 	DecidedAt string `db:"decided_at"`
 }
 
+// exposedToolsQuery and approvedRequestsQuery are everything a bundle is
+// built from (with the latest version); publishStamp digests their rows.
+const (
+	exposedToolsQuery = `SELECT t.id, t.name, t.method, t.path, t.operation_json, t.reasons_json,
+			t.detected_class, t.class, t.risk_override_reason, t.risk_override_by, p.policy_json,
+			s.name AS source_name, s.origin, s.base_path, s.security_schemes_json
+		FROM tools t JOIN tool_policies p ON p.tool_id = t.id JOIN sources s ON s.id = t.source_id
+		WHERE t.removed_at IS NULL AND p.exposed = 1 AND p.suspended_reason = ''
+		ORDER BY t.name`
+	approvedRequestsQuery = `SELECT cr.id, cr.tool_id, cr.kind, cr.reason, u.email AS decided_by, cr.decided_at
+		FROM change_requests cr JOIN users u ON u.id = cr.decided_by
+		WHERE cr.status = 'approved' AND cr.decided_at IS NOT NULL
+		ORDER BY cr.decided_at, cr.id`
+)
+
 // gatherPublishState reads every exposed tool of every source: not
 // removed, exposure not suspended. Policies are passed as stored
 // (bundle.Build applies policy.Effective).
 func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error) {
 	var rows []exposedToolRow
-	err := tx.SelectContext(ctx, &rows, `SELECT t.id, t.name, t.method, t.path, t.operation_json, t.reasons_json,
-			t.detected_class, t.class, t.risk_override_reason, t.risk_override_by, p.policy_json,
-			s.name AS source_name, s.origin, s.base_path, s.security_schemes_json
-		FROM tools t JOIN tool_policies p ON p.tool_id = t.id JOIN sources s ON s.id = t.source_id
-		WHERE t.removed_at IS NULL AND p.exposed = 1 AND p.suspended_reason = ''
-		ORDER BY t.name`)
+	err := tx.SelectContext(ctx, &rows, exposedToolsQuery)
 	if err != nil {
 		return nil, fmt.Errorf("read exposed tools: %w", err)
 	}
@@ -109,10 +119,7 @@ func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error)
 // decision first.
 func approvedRequests(ctx context.Context, tx *sqlx.Tx) (map[int64][]approvalRow, error) {
 	var rows []approvalRow
-	err := tx.SelectContext(ctx, &rows, `SELECT cr.id, cr.tool_id, cr.kind, cr.reason, u.email AS decided_by, cr.decided_at
-		FROM change_requests cr JOIN users u ON u.id = cr.decided_by
-		WHERE cr.status = 'approved' AND cr.decided_at IS NOT NULL
-		ORDER BY cr.decided_at, cr.id`)
+	err := tx.SelectContext(ctx, &rows, approvedRequestsQuery)
 	if err != nil {
 		return nil, fmt.Errorf("read approved change requests: %w", err)
 	}

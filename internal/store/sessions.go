@@ -31,9 +31,19 @@ type Session struct {
 	ExpiresAt  time.Time
 }
 
-// touchEvery limits last-seen writes to one per minute per session; idle
-// expiry is measured in minutes or more, so finer updates buy nothing.
+// touchEvery caps the interval between last-seen writes of one session;
+// touchInterval shortens it for short idle timeouts. Every touch is a write,
+// so it is rare, but it must be frequent enough that a session in use never
+// idles out between two touches.
 const touchEvery = time.Minute
+
+// touchInterval is how stale last-seen may get before a request refreshes
+// it: a quarter of the idle timeout, at most touchEvery. A session used at
+// least every 3/4 of the idle timeout therefore never expires (with a 1 m
+// idle timeout: touched every 15 s, so a request every 20 s keeps it).
+func touchInterval(idle time.Duration) time.Duration {
+	return min(touchEvery, idle/4)
+}
 
 // hashToken is how a session id is stored: a database leak does not yield
 // usable cookies.
@@ -88,56 +98,84 @@ func (db *DB) RecordLoginFailure(ctx context.Context, email, address, reason str
 // SessionUser returns the signed-in user of token. It is Unauthorized when
 // the session does not exist, has expired (idle or absolute), or belongs to
 // a disabled user; expired sessions are deleted on the way.
+//
+// It runs on every request, so it reads in a read-only transaction and
+// writes only when there is something to write: deleting an expired
+// session, or refreshing last-seen once touchInterval has passed. A touch
+// that finds the database busy is skipped (the next request retries it);
+// the request itself does not fail for it.
 func (db *DB) SessionUser(ctx context.Context, token string, p SessionPolicy) (*User, *Session, error) {
+	h := hashToken(token)
 	var u *User
 	var s Session
-	err := db.inTx(ctx, "session user", func(tx *sqlx.Tx) error {
-		var r struct {
-			UserID   int64  `db:"user_id"`
-			Created  string `db:"created_at"`
-			LastSeen string `db:"last_seen_at"`
-			Expires  string `db:"expires_at"`
-		}
-		h := hashToken(token)
-		err := tx.GetContext(ctx, &r, `SELECT user_id, created_at, last_seen_at, expires_at FROM sessions WHERE id_hash = ?`, h)
-		if err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return apperr.Unauthorizedf("Your session has ended. Please sign in again.")
-			}
+	err := db.readTx(ctx, "session user", func(tx *sqlx.Tx) error {
+		var err error
+		if s, err = sessionByHash(ctx, tx, h); err != nil {
 			return err
 		}
-		s.UserID = r.UserID
-		for _, f := range []struct {
-			dst *time.Time
-			src string
-		}{{&s.CreatedAt, r.Created}, {&s.LastSeenAt, r.LastSeen}, {&s.ExpiresAt, r.Expires}} {
-			if *f.dst, err = parseTime(f.src); err != nil {
-				return err
-			}
-		}
-		now := db.Now()
-		if now.After(s.ExpiresAt) || now.Sub(s.LastSeenAt) > p.Idle {
-			// Deleting must survive the Unauthorized return, so commit it
-			// by returning nil and signal expiry through u == nil.
-			_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, h)
-			return err
-		}
-		if u, err = userByID(ctx, tx, r.UserID); err != nil {
-			return err
-		}
-		if now.Sub(s.LastSeenAt) >= touchEvery {
-			s.LastSeenAt = now
-			_, err = tx.ExecContext(ctx, `UPDATE sessions SET last_seen_at = ? WHERE id_hash = ?`, formatTime(now), h)
-		}
+		u, err = userByID(ctx, tx, s.UserID)
 		return err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, nil, err
-	case u == nil || u.Disabled:
-		return nil, nil, apperr.Unauthorizedf("Your session has ended. Please sign in again.")
+	}
+	now := db.Now()
+	if now.After(s.ExpiresAt) || now.Sub(s.LastSeenAt) > p.Idle {
+		if err := db.inTx(ctx, "end expired session", func(tx *sqlx.Tx) error {
+			_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id_hash = ?`, h)
+			return err
+		}); err != nil && apperr.CodeOf(err) != apperr.Unavailable {
+			return nil, nil, err
+		}
+		return nil, nil, errSessionEnded
+	}
+	if u.Disabled {
+		return nil, nil, errSessionEnded
+	}
+	if now.Sub(s.LastSeenAt) >= touchInterval(p.Idle) {
+		err := db.inTx(ctx, "touch session", func(tx *sqlx.Tx) error {
+			_, err := tx.ExecContext(ctx, `UPDATE sessions SET last_seen_at = ? WHERE id_hash = ? AND last_seen_at < ?`,
+				formatTime(now), h, formatTime(now))
+			return err
+		})
+		switch {
+		case err == nil:
+			s.LastSeenAt = now
+		case apperr.CodeOf(err) != apperr.Unavailable:
+			return nil, nil, err
+		}
 	}
 	return u, &s, nil
+}
+
+var errSessionEnded = apperr.Unauthorizedf("Your session has ended. Please sign in again.")
+
+// sessionByHash reads the session whose token hashes to h.
+func sessionByHash(ctx context.Context, tx *sqlx.Tx, h string) (Session, error) {
+	var r struct {
+		UserID   int64  `db:"user_id"`
+		Created  string `db:"created_at"`
+		LastSeen string `db:"last_seen_at"`
+		Expires  string `db:"expires_at"`
+	}
+	var s Session
+	err := tx.GetContext(ctx, &r, `SELECT user_id, created_at, last_seen_at, expires_at FROM sessions WHERE id_hash = ?`, h)
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, errSessionEnded
+	}
+	if err != nil {
+		return s, err
+	}
+	s.UserID = r.UserID
+	for _, f := range []struct {
+		dst *time.Time
+		src string
+	}{{&s.CreatedAt, r.Created}, {&s.LastSeenAt, r.LastSeen}, {&s.ExpiresAt, r.Expires}} {
+		if *f.dst, err = parseTime(f.src); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
 }
 
 // Logout ends the session of token and records "logout" by actor. Ending a

@@ -89,28 +89,56 @@ func (db *DB) PreviewImport(ctx context.Context, name, origin string, doc *opena
 	return out, err
 }
 
-// ImportSource creates or re-imports a source in one transaction: tools are
-// added with default policies from the project defaults, restored, changed,
-// removed (kept with removed_at, unexposed) or suspended as the plan says,
-// and the import is audited as "source.import" with counts before and
-// after, plus one entry per changed or suspended tool.
+// ImportSource creates or re-imports a source: tools are added with
+// default policies from the project defaults, restored, changed, removed
+// (kept with removed_at, unexposed) or suspended as the plan says, and the
+// import is audited as "source.import" with counts before and after, plus
+// one entry per changed or suspended tool.
+//
+// The plan (classification, naming, diffing, encoding every operation) is
+// built from a read-only snapshot before the write transaction, which only
+// writes: a 1,000-operation import holds the write lock for its inserts,
+// not for its computing. The write transaction first re-reads a stamp of
+// everything the plan depended on; if another import, policy edit or
+// approval changed it meanwhile, the import is a Conflict and nothing is
+// written.
 func (db *DB) ImportSource(ctx context.Context, actor string, in SourceImport) (*ImportResult, error) {
+	var pv *ImportPreview
+	var stamp string
+	err := db.readTx(ctx, "plan import", func(tx *sqlx.Tx) error {
+		var err error
+		if pv, err = planImport(ctx, tx, in); err != nil {
+			return err
+		}
+		stamp, err = importStamp(ctx, tx, in.Name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if pv.BaseRevision != in.BaseRevision {
+		return nil, apperr.Conflictf("The source %s was imported again (revision %d) after this diff was shown against revision %d. Upload the document again to see the current diff.",
+			in.Name, pv.BaseRevision, in.BaseRevision)
+	}
+	in.Origin = pv.Origin
+	cols, err := planColumns(pv.Plan)
+	if err != nil {
+		return nil, err
+	}
 	var out *ImportResult
-	err := db.inTx(ctx, "import source", func(tx *sqlx.Tx) error {
-		pv, err := planImport(ctx, tx, in)
+	err = db.inTx(ctx, "import source", func(tx *sqlx.Tx) error {
+		now, err := importStamp(ctx, tx, in.Name)
 		if err != nil {
 			return err
 		}
-		if pv.BaseRevision != in.BaseRevision {
-			return apperr.Conflictf("The source %s was imported again (revision %d) after this diff was shown against revision %d. Upload the document again to see the current diff.",
-				in.Name, pv.BaseRevision, in.BaseRevision)
+		if now != stamp {
+			return apperr.Conflictf("The source %s or the project's tools changed while this import was being prepared. Import the document again.", in.Name)
 		}
-		in.Origin = pv.Origin
 		src, err := db.writeSource(ctx, tx, actor, in, pv.Source)
 		if err != nil {
 			return err
 		}
-		if err := db.applyPlan(ctx, tx, actor, src, pv.Plan); err != nil {
+		if err := db.applyPlan(ctx, tx, actor, src, pv.Plan, cols); err != nil {
 			return err
 		}
 		after, err := sourceByName(ctx, tx, in.Name)

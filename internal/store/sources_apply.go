@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -47,7 +49,9 @@ func nonNil[T any](s []T) []T {
 
 // applyPlan writes every change. Updates go first: a moved operation frees
 // its old op key before a new operation may take it.
-func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID int64, p *importer.Plan) error {
+// cols holds every tool's columns, encoded before the transaction
+// (planColumns).
+func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID int64, p *importer.Plan, cols map[string][]any) error {
 	rec, err := projectDefaults(ctx, tx)
 	if err != nil {
 		return err
@@ -55,7 +59,7 @@ func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID
 	for _, c := range p.Changes {
 		switch c.Kind {
 		case importer.Changed, importer.Restored, importer.Unchanged:
-			err = db.updateTool(ctx, tx, c)
+			err = db.updateTool(ctx, tx, c, cols[c.Tool])
 		case importer.Removed:
 			_, err = tx.ExecContext(ctx, `UPDATE tools SET removed_at = ?, updated_at = ? WHERE name = ?`,
 				formatTime(db.Now()), formatTime(db.Now()), c.Tool)
@@ -73,11 +77,29 @@ func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID
 		}
 	}
 	for _, c := range p.Of(importer.Added) {
-		if err := db.insertTool(ctx, tx, sourceID, c, policy.NewToolPolicy(c.Method, c.Class, rec.Defaults)); err != nil {
+		if err := db.insertTool(ctx, tx, sourceID, c, cols[c.Tool], policy.NewToolPolicy(c.Method, c.Class, rec.Defaults)); err != nil {
 			return fmt.Errorf("add tool %s: %w", c.Tool, err)
 		}
 	}
 	return nil
+}
+
+// planColumns encodes the columns of every tool the plan writes, by tool
+// name; done before the write transaction, it keeps JSON encoding of large
+// schemas out of the time the write lock is held.
+func planColumns(p *importer.Plan) (map[string][]any, error) {
+	out := make(map[string][]any, len(p.Changes))
+	for _, c := range p.Changes {
+		if c.Kind == importer.Removed {
+			continue
+		}
+		cols, err := toolColumns(c)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", c.Tool, err)
+		}
+		out[c.Tool] = cols
+	}
+	return out, nil
 }
 
 // toolColumns are the values of a tool row taken from the document.
@@ -90,11 +112,7 @@ func toolColumns(c importer.Change) ([]any, error) {
 		string(opJSON), c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String()}, nil
 }
 
-func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c importer.Change, p policy.Policy) error {
-	cols, err := toolColumns(c)
-	if err != nil {
-		return err
-	}
+func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c importer.Change, cols []any, p policy.Policy) error {
 	now := formatTime(db.Now())
 	res, err := tx.ExecContext(ctx, `INSERT INTO tools (op_key, method, path, path_key, operation_id, summary,
 		deprecated, operation_json, detected_class, reasons_json, class, source_id, name, created_at, updated_at)
@@ -115,11 +133,7 @@ func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c imp
 
 // updateTool refreshes a stored tool from the document. An override the
 // plan does not keep is cleared (see importer.Build).
-func (db *DB) updateTool(ctx context.Context, tx *sqlx.Tx, c importer.Change) error {
-	cols, err := toolColumns(c)
-	if err != nil {
-		return err
-	}
+func (db *DB) updateTool(ctx context.Context, tx *sqlx.Tx, c importer.Change, cols []any) error {
 	q := `UPDATE tools SET op_key = ?, method = ?, path = ?, path_key = ?, operation_id = ?, summary = ?,
 		deprecated = ?, operation_json = ?, detected_class = ?, reasons_json = ?, class = ?, removed_at = NULL, updated_at = ?`
 	if !c.KeepOverride {
@@ -206,6 +220,55 @@ func storedTools(ctx context.Context, tx *sqlx.Tx, sourceID int64) ([]importer.S
 		out[i] = s
 	}
 	return out, nil
+}
+
+// importStamp digests everything planImport read that can change without
+// an import of this source bumping its revision: the source row, the
+// class, override, removal and exposure of its tools, and the set of tool
+// names in the project (tools are never deleted, so count and highest id
+// change whenever a name is added). It reads no operation JSON, so it is
+// cheap enough to run again inside the write transaction.
+func importStamp(ctx context.Context, tx *sqlx.Tx, source string) (string, error) {
+	h := sha256.New()
+	var names struct {
+		N   int64 `db:"n"`
+		Max int64 `db:"max_id"`
+	}
+	if err := tx.GetContext(ctx, &names, `SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS max_id FROM tools`); err != nil {
+		return "", fmt.Errorf("import stamp: %w", err)
+	}
+	fmt.Fprintf(h, "names %d %d\n", names.N, names.Max)
+	var srcRows []struct {
+		ID       int64  `db:"id"`
+		Revision int64  `db:"revision"`
+		Origin   string `db:"origin"`
+	}
+	if err := tx.SelectContext(ctx, &srcRows, `SELECT id, revision, origin FROM sources WHERE name = ?`, source); err != nil {
+		return "", fmt.Errorf("import stamp: %w", err)
+	}
+	for _, r := range srcRows {
+		fmt.Fprintf(h, "source %d %d %q\n", r.ID, r.Revision, r.Origin)
+		var tools []struct {
+			ID         int64  `db:"id"`
+			Name       string `db:"name"`
+			OpKey      string `db:"op_key"`
+			Detected   string `db:"detected_class"`
+			Class      string `db:"class"`
+			OverrideBy string `db:"risk_override_by"`
+			RemovedAt  string `db:"removed_at"`
+			Exposed    bool   `db:"exposed"`
+			Version    int64  `db:"version"`
+		}
+		if err := tx.SelectContext(ctx, &tools, `SELECT t.id, t.name, t.op_key, t.detected_class, t.class, t.risk_override_by,
+			COALESCE(t.removed_at, '') AS removed_at, COALESCE(p.exposed, 0) AS exposed, COALESCE(p.version, 0) AS version
+			FROM tools t LEFT JOIN tool_policies p ON p.tool_id = t.id WHERE t.source_id = ? ORDER BY t.id`, r.ID); err != nil {
+			return "", fmt.Errorf("import stamp: %w", err)
+		}
+		for _, t := range tools {
+			fmt.Fprintf(h, "%d %q %q %q %q %q %q %t %d\n", t.ID, t.Name, t.OpKey, t.Detected, t.Class, t.OverrideBy, t.RemovedAt, t.Exposed, t.Version)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // projectToolNames is every tool name in the project, removed tools too:

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
@@ -71,7 +70,13 @@ func (db *DB) BulkTools(ctx context.Context, actor string, action BulkAction, na
 		return nil, apperr.Invalidf("Select at least one tool.")
 	}
 	rep := &BulkReport{Action: action, Applied: apply}
-	err := db.inTx(ctx, "bulk "+string(action), func(tx *sqlx.Tx) error {
+	// A dry run (the confirmation page) only reads: it must not take the
+	// write lock, and the read pool refuses a write should one slip in.
+	run := db.inTx
+	if !apply {
+		run = db.readTx
+	}
+	err := run(ctx, "bulk "+string(action), func(tx *sqlx.Tx) error {
 		defaults, err := projectDefaults(ctx, tx)
 		if err != nil {
 			return err
@@ -81,19 +86,10 @@ func (db *DB) BulkTools(ctx context.Context, actor string, action BulkAction, na
 				return err
 			}
 		}
-		if !apply {
-			return errDryRun
-		}
 		return nil
 	})
-	if errors.Is(err, errDryRun) {
-		err = nil
-	}
 	return rep, err
 }
-
-// errDryRun rolls a dry run's transaction back.
-var errDryRun = errors.New("dry run")
 
 func (db *DB) bulkOne(ctx context.Context, tx *sqlx.Tx, actor string, rep *BulkReport, name string, d policy.ProjectDefaults) error {
 	rec, err := toolPolicyBy(ctx, tx, "t.name = ?", name)
