@@ -20,18 +20,20 @@ var statusOf = map[string]int{
 	apperr.NotFound:     http.StatusNotFound,
 	apperr.Conflict:     http.StatusConflict,
 	apperr.Unavailable:  http.StatusServiceUnavailable,
+	apperr.TooLarge:     http.StatusRequestEntityTooLarge,
 	apperr.Internal:     http.StatusInternalServerError,
 }
 
 var headingOf = map[int]string{
-	http.StatusBadRequest:          "That did not work",
-	http.StatusUnauthorized:        "Please sign in",
-	http.StatusForbidden:           "Not allowed",
-	http.StatusNotFound:            "Not found",
-	http.StatusMethodNotAllowed:    "Not allowed",
-	http.StatusConflict:            "Conflict",
-	http.StatusInternalServerError: "Something went wrong",
-	http.StatusServiceUnavailable:  "Busy, please try again",
+	http.StatusBadRequest:            "That did not work",
+	http.StatusUnauthorized:          "Please sign in",
+	http.StatusForbidden:             "Not allowed",
+	http.StatusNotFound:              "Not found",
+	http.StatusMethodNotAllowed:      "Not allowed",
+	http.StatusConflict:              "Conflict",
+	http.StatusInternalServerError:   "Something went wrong",
+	http.StatusServiceUnavailable:    "Busy, please try again",
+	http.StatusRequestEntityTooLarge: "Too large",
 }
 
 // handleError is the echo HTTPErrorHandler: every error a handler or
@@ -42,6 +44,10 @@ var headingOf = map[int]string{
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
+	}
+	if tooLarge := bodyOverLimit(c); tooLarge != nil {
+		// Whatever the handler made of a truncated body, the cause is its size.
+		err = tooLarge
 	}
 	status, msg := s.classify(err, c)
 	if status == http.StatusUnauthorized && c.Request().Method == http.MethodGet && !isHTMX(c) {

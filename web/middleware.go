@@ -1,10 +1,12 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -37,7 +39,8 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) csrf() echo.MiddlewareFunc {
 	return middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:           "header:" + echo.HeaderXCSRFToken + ",form:_csrf",
-		CookieName:            "toolgate_csrf",
+		Skipper:               isUploadRoute, // uploadGuard checks them, after the role check
+		CookieName:            csrfCookie,
 		CookiePath:            "/",
 		CookieHTTPOnly:        true,
 		CookieSecure:          s.deps.Config.SecureCookies(),
@@ -46,6 +49,9 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		AllowSecFetchSiteFunc: func(echo.Context) (bool, error) { return false, errCSRF },
 	})
 }
+
+// csrfCookie holds the CSRF token the forms and HTMX echo back.
+const csrfCookie = "toolgate_csrf"
 
 var errCSRF = apperr.Forbiddenf("This form has expired or did not come from this console. Reload the page and try again.")
 
@@ -80,14 +86,39 @@ func requireRole(roles ...auth.Role) echo.MiddlewareFunc {
 // logRequests writes one slog line per request.
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-		LogMethod: true, LogURIPath: true, LogStatus: true, LogLatency: true, LogRemoteIP: true,
+		LogMethod: true, LogURIPath: true, LogStatus: true, LogLatency: true, LogRemoteIP: true, LogError: true,
+		// The error handler writes the response before the line is logged,
+		// so the status logged is the status sent, not echo's guess.
+		HandleError: true,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-			s.deps.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
-				slog.String("method", v.Method), slog.String("path", v.URIPath), slog.Int("status", v.Status),
-				slog.Duration("latency", v.Latency), slog.String("remote", v.RemoteIP))
+			attrs := []slog.Attr{slog.String("method", v.Method), slog.String("path", v.URIPath), slog.Int("status", v.Status),
+				slog.Duration("latency", v.Latency), slog.String("remote", v.RemoteIP)}
+			if v.Status >= 400 || v.Error != nil {
+				attrs = append(attrs, slog.String("error", errorClass(c, v.Error, v.Status)))
+			}
+			s.deps.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", attrs...)
 			return nil
 		},
 	})(next)
+}
+
+// errorClass names the kind of failure for the access log: the apperr code
+// ("forbidden", "not_found", "internal", ...) of the error the handler
+// returned, else the code the status maps to.
+func errorClass(c echo.Context, err error, status int) string {
+	if tooLarge := bodyOverLimit(c); tooLarge != nil {
+		err = tooLarge
+	}
+	var he *echo.HTTPError
+	if err != nil && !(errors.As(err, &he) && apperr.CodeOf(err) == apperr.Internal) {
+		return apperr.CodeOf(err)
+	}
+	for code, st := range statusOf {
+		if st == status {
+			return code
+		}
+	}
+	return strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
 }
 
 // recoverPanics turns a handler panic into an internal error (logged with

@@ -2,7 +2,6 @@ package web
 
 import (
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/toolgate/toolgate/internal/auth"
 )
@@ -16,12 +15,11 @@ import (
 // prefix, which would turn 404s into 403s or sign-in redirects.
 func (s *Server) routes() {
 	e := s.echo
-	// Bound every request body before anything reads it: the CSRF check
-	// parses forms (multipart included) ahead of the handlers, so without
-	// this an anonymous POST could make the server read an unbounded upload.
-	// The largest legitimate body is an import upload (maxUploadBytes).
-	e.Pre(middleware.BodyLimit(maxRequestBody))
-	e.Use(s.recoverPanics, s.logRequests, securityHeaders, s.csrf(), s.loadSession)
+	// The logger is outermost so it records what was sent, panics included.
+	// Every body is bounded (limitBodies) before the CSRF check parses a
+	// form; upload routes skip both and get uploadGuard after their role
+	// check instead (bodylimit.go).
+	e.Use(s.logRequests, s.recoverPanics, securityHeaders, limitBodies, s.csrf(), s.loadSession)
 
 	// Anyone, signed in or not.
 	e.GET("/healthz", s.healthz)
@@ -71,7 +69,7 @@ func (s *Server) routes() {
 	e.POST("/users/:id/roles", s.usersRoles, admin...)
 	e.POST("/users/:id/disabled", s.usersDisabled, admin...)
 	e.POST("/users/:id/password", s.usersPassword, admin...)
-	e.POST("/sources", s.sourcesImport, admin...)
+	e.POST("/sources", s.sourcesImport, append(admin, s.uploadGuard)...)
 	e.POST("/sources/:name/apply", s.sourcesApply, admin...)
 	e.POST("/tools/bulk", s.toolsBulkReview, admin...)
 	e.POST("/tools/bulk/apply", s.toolsBulkApply, admin...)

@@ -86,7 +86,7 @@ func TestSourcesImportTooLarge(t *testing.T) {
 	a := newTestApp(t, true)
 	big := strings.Repeat("a", int(maxUploadBytes)+10)
 	rec := a.upload("/sources", map[string]string{"name": "pets"}, uploadFile{"big.yaml", big})
-	wantStatus(t, rec, 400)
+	wantStatus(t, rec, 413)
 	wantBody(t, rec, "larger than 25 MiB")
 }
 

@@ -21,7 +21,7 @@ import (
 const maxUploadBytes = openapi.DefaultMaxBytes + 1<<20
 
 // errTooLarge is the one message for any upload over the limit.
-var errTooLarge = apperr.Invalidf("The upload is larger than %d MiB. Import a smaller document, or use `toolgate import` with --max-bytes.",
+var errTooLarge = apperr.Errorf(apperr.TooLarge, "The upload is larger than %d MiB. Import a smaller document, or use `toolgate import` with --max-bytes.",
 	openapi.DefaultMaxBytes>>20)
 
 // upload is a parsed import upload: the document and the digest of the
@@ -36,13 +36,8 @@ type upload struct {
 // errors become Invalid errors carrying the importer's one-line message
 // (file:line:col: problem), so the form can show exactly what is wrong.
 func readSourceUpload(c echo.Context) (*upload, error) {
-	r := c.Request()
-	if r.ContentLength > maxUploadBytes {
-		return nil, errTooLarge
-	}
-	// Effective when nothing parsed the body yet (HTMX sends the CSRF
-	// token as a header); a browser form is bounded by its Content-Length.
-	r.Body = http.MaxBytesReader(c.Response(), r.Body, maxUploadBytes)
+	// uploadGuard bounded the body to maxUploadBytes and checked the CSRF
+	// token before anything parsed it.
 	files, err := uploadedFiles(c)
 	if err != nil {
 		return nil, err
@@ -127,7 +122,3 @@ func readPart(fh *multipart.FileHeader) ([]byte, error) {
 // oneLine folds whitespace so a parser message quoting input stays on one
 // line.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// maxRequestBody is the pre-routing limit on any request body (see routes):
-// an import upload plus room for multipart framing and the other fields.
-const maxRequestBody = "28MiB"

@@ -18,6 +18,7 @@ const (
 	NotFound     = "not_found"    // the thing does not exist (or is not visible)
 	Conflict     = "conflict"     // the change clashes with the current state
 	Unavailable  = "unavailable"  // busy for now; the same request may succeed shortly
+	TooLarge     = "too_large"    // the request body is over the route's limit
 	Internal     = "internal"     // anything else; details only in the log
 )
 
