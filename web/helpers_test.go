@@ -51,7 +51,13 @@ func testConfig() config.Config {
 // (first run).
 func newTestApp(t *testing.T, withUsers bool) *testApp {
 	t.Helper()
-	a := &testApp{t: t, db: store.MustOpen(t), log: &bytes.Buffer{}, users: map[string]*store.User{}}
+	return newTestAppWith(t, store.MustOpen(t), withUsers)
+}
+
+// newTestAppWith builds the app over db (migrated).
+func newTestAppWith(t *testing.T, db *store.DB, withUsers bool) *testApp {
+	t.Helper()
+	a := &testApp{t: t, db: db, log: &bytes.Buffer{}, users: map[string]*store.User{}}
 	if withUsers {
 		for _, r := range auth.AllRoles {
 			u, err := a.db.CreateUser(context.Background(), "test", store.NewUser{Email: string(r) + "@example.com", PasswordHash: testHash(), Roles: []auth.Role{r}})

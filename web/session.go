@@ -111,6 +111,10 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		default:
 			c.Set(ctxUser, u)
 			c.Set(ctxToken, token)
+			// A signed-in page shows what its user may see: no cache (the
+			// browser's back-forward one included) may keep it after
+			// sign-out. Static files set their own caching over this.
+			c.Response().Header().Set("Cache-Control", "no-store")
 		}
 		return next(c)
 	}
