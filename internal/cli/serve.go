@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -33,6 +32,14 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		return Exit(2, err)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	fixes, err := secureDataDir(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	for _, f := range fixes {
+		logger.Warn("permissions were looser than private; tightened", "path", f.Path,
+			"was", fmt.Sprintf("%#o", f.Was), "now", fmt.Sprintf("%#o", f.Now))
+	}
 	db, err := openStore(ctx, cfg.DataDir, true)
 	if err != nil {
 		return err
@@ -120,11 +127,11 @@ type dataDirFlag struct {
 	DataDir string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory holding toolgate.db."`
 }
 
-// openStore opens the database in dataDir (creating the directory, 0700),
-// migrating it when migrate is true.
+// openStore opens the database in dataDir (creating the directory 0700 and
+// the database 0600, see secureDataDir), migrating it when migrate is true.
 func openStore(ctx context.Context, dataDir string, migrate bool) (*store.DB, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("data directory: %w", err)
+	if _, err := secureDataDir(dataDir); err != nil {
+		return nil, err
 	}
 	db, err := store.Open(ctx, config.DBPath(dataDir))
 	if err != nil {
