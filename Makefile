@@ -109,3 +109,18 @@ fuzz: static
 .PHONY: e2e
 e2e: static chromium ## browser tests (screenshots in e2e/artifacts/)
 	TOOLGATE_E2E=1 $(GO) test -count=1 -v ./e2e/ 2>&1 | grep -Ev '^=== (RUN|PAUSE|CONT)'
+
+# --- benchmarks (loopback only, bounded in time) -----------------------------
+
+# The binary bench-console measures; point it at another build to compare,
+# e.g. `make bench-console BENCH_BIN=/tmp/toolgate-before`.
+BENCH_BIN ?= bin/toolgate
+
+.PHONY: wrk
+wrk:
+	@command -v wrk >/dev/null || { if [ "$$(id -u)" = 0 ]; then apt-get install -y wrk; \
+	  else echo "the benchmarks need wrk: sudo apt-get install wrk"; exit 1; fi; }
+
+.PHONY: bench-console
+bench-console: build wrk ## console under load: 50 signed-in viewers (wrk), with and without an import
+	$(GO) run ./internal/bench/console --bin $(BENCH_BIN) --label "$(notdir $(BENCH_BIN)) @ $$(git rev-parse --short HEAD)"
