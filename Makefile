@@ -112,8 +112,9 @@ e2e: static chromium ## browser tests (screenshots in e2e/artifacts/)
 
 # --- benchmarks (loopback only, bounded in time) -----------------------------
 
-# The binary bench-console measures; point it at another build to compare,
-# e.g. `make bench-console BENCH_BIN=/tmp/toolgate-before`.
+# The binaries bench-console measures. Several, comma-separated, are measured
+# scenario by scenario in turn and compared with the first, e.g.
+# `make bench-console BENCH_BIN=/tmp/toolgate-before,bin/toolgate`.
 BENCH_BIN ?= bin/toolgate
 
 .PHONY: wrk
@@ -123,4 +124,4 @@ wrk:
 
 .PHONY: bench-console
 bench-console: build wrk ## console under load: 50 signed-in viewers (wrk), with and without an import
-	$(GO) run ./internal/bench/console --bin $(BENCH_BIN) --label "$(notdir $(BENCH_BIN)) @ $$(git rev-parse --short HEAD)"
+	$(GO) run ./internal/bench/console --bin $(BENCH_BIN)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -113,12 +112,7 @@ func errorClass(c echo.Context, err error, status int) string {
 	if err != nil && !(errors.As(err, &he) && apperr.CodeOf(err) == apperr.Internal) {
 		return apperr.CodeOf(err)
 	}
-	for code, st := range statusOf {
-		if st == status {
-			return code
-		}
-	}
-	return strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+	return codeForStatus(status)
 }
 
 // recoverPanics turns a handler panic into an internal error (logged with

@@ -114,6 +114,9 @@ func (db *DB) SessionUser(ctx context.Context, token string, p SessionPolicy) (*
 			return err
 		}
 		u, err = userByID(ctx, tx, s.UserID)
+		if apperr.CodeOf(err) == apperr.NotFound {
+			return errSessionEnded
+		}
 		return err
 	})
 	if err != nil {

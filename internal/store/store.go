@@ -1,8 +1,13 @@
 // Package store keeps toolgate's state in SQLite (sqlx + modernc.org/sqlite).
 //
-// Every exported method runs in its own transaction (DB.inTx): it begins,
-// defers a rollback, calls unexported helpers that take the *sqlx.Tx, and
-// commits. A method that changes state records an audit entry in the same
+// Every exported method runs in its own transaction: DB.readTx (read-only,
+// deferred, on the read pool) when it only reads, DB.inTx (IMMEDIATE, the
+// write lock) when it writes. Either begins, defers a rollback, calls
+// unexported helpers that take the *sqlx.Tx, and (inTx) commits. Heavy work
+// (planning an import, building and signing a bundle) happens from a
+// read-only snapshot before the write transaction, which re-reads a cheap
+// stamp of what the work depended on and refuses a stale result with a
+// Conflict (importStamp, publishStamp). A method that changes state records an audit entry in the same
 // transaction (appendAudit), so a change and its audit record exist together
 // or not at all. "Not found" is an apperr.NotFound error, never (nil, nil),
 // and SQLite constraint violations become apperr.Conflict in one place

@@ -16,6 +16,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -31,59 +33,58 @@ func main() {
 }
 
 type options struct {
-	bin      string
-	label    string
+	bins     []string
 	duration time.Duration
 	conns    int
 	ops      int
+	rounds   int
+}
+
+// target is one console under test, with its signed-in sessions.
+type target struct {
+	name    string
+	c       *console
+	cookies []string
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var o options
+	var bins string
 	fs := flag.NewFlagSet("bench-console", flag.ContinueOnError)
-	fs.StringVar(&o.bin, "bin", "bin/toolgate", "toolgate binary to measure")
-	fs.StringVar(&o.label, "label", "", "name printed with the results (e.g. the commit)")
+	fs.StringVar(&bins, "bin", "bin/toolgate", "toolgate binary to measure; several, comma-separated, are measured "+
+		"scenario by scenario in turn, so each pair meets the same machine load (the first is the reference)")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of each scenario")
 	fs.IntVar(&o.conns, "viewers", 50, "concurrent signed-in viewers (connections, one session each)")
 	fs.IntVar(&o.ops, "ops", 1000, "operations in the imported document")
+	fs.IntVar(&o.rounds, "rounds", 1, "times to run every scenario")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if o.duration <= 0 || o.duration > 5*time.Minute || o.conns < 1 || o.conns > 500 {
-		return errors.New("-duration must be in (0, 5m] and -viewers in [1, 500]")
+	o.bins = strings.Split(bins, ",")
+	if o.duration <= 0 || o.duration > 5*time.Minute || o.conns < 1 || o.conns > 500 || o.rounds < 1 || o.rounds > 5 || len(o.bins) > 4 {
+		return errors.New("-duration must be in (0, 5m], -viewers in [1, 500], -rounds in [1, 5], at most 4 binaries")
 	}
 	dir, err := os.MkdirTemp("", "toolgate-bench-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	c := &console{bin: o.bin, dataDir: dir + "/data"}
 	docA, docB, err := writeDocs(dir, o.ops)
 	if err != nil {
 		return err
 	}
-	if _, err := c.cli(ctx, "", "import", "--source", "bench", "--yes", docA); err != nil {
-		return err
-	}
-	for _, u := range []struct{ email, role string }{{"admin@bench.test", "admin"}, {"viewer@bench.test", "viewer"}} {
-		if _, err := c.cli(ctx, benchPassword+"\n", "user", "add", "--email", u.email, "--role", u.role, "--password-stdin"); err != nil {
-			return err
+	var targets []*target
+	defer func() {
+		for _, t := range targets {
+			t.c.stop()
 		}
-	}
-	if err := c.start(ctx); err != nil {
-		return err
-	}
-	defer c.stop()
-	if err := exposeAndPublish(ctx, c, o.ops); err != nil {
-		return err
-	}
-	cookies := make([]string, o.conns)
-	for i := range cookies {
-		cl, _, err := c.signIn("viewer@bench.test", benchPassword)
+	}()
+	for i, bin := range o.bins {
+		t, err := prepare(ctx, bin, fmt.Sprintf("%s/data%d", dir, i), docA, o)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", bin, err)
 		}
-		cookies[i] = "toolgate_session=" + c.cookie(cl, "toolgate_session")
+		targets = append(targets, t)
 	}
 	mix := []string{"/tools", "/tools/get_item_1", "/audit", "/bundles", "/tools", "/tools/post_item_7", "/audit", "/bundles"}
 	scenarios := []struct {
@@ -97,33 +98,87 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		{"mix + import", mix, true},
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "console load %s: %d viewers, %s per scenario, %d-operation source\n", o.label, o.conns, o.duration, o.ops)
-	fmt.Fprintln(tw, "scenario\trequests\treq/s\tnon-2xx\tsocket errors\tp50\tp99\tmax\timports (failed)")
-	for _, sc := range scenarios {
-		var imp importLoop
-		var wg sync.WaitGroup
-		ictx, cancel := context.WithCancel(ctx)
-		if sc.withImport {
-			wg.Add(1)
-			go func() { defer wg.Done(); imp.run(ictx, c, docA, docB) }()
-		}
-		res, err := runWrk(ctx, dir, c.base, cookies, sc.paths, o.conns, o.duration)
-		cancel()
-		wg.Wait()
-		if err != nil {
-			return err
-		}
-		imports := "-"
-		if sc.withImport {
-			imports = fmt.Sprintf("%d (%d)", imp.done, imp.failed)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%d\t%d\t%s\t%s\t%s\t%s\n", sc.name, res.Requests, res.RPS(), res.Non2xx, res.SocketErrors,
-			ms(res.P50), ms(res.P99), ms(res.Max), imports)
-		if imp.firstErr != nil {
-			fmt.Fprintf(tw, "  first import failure: %v\n", imp.firstErr)
+	fmt.Fprintf(tw, "console load: %d signed-in viewers, %s per scenario, %d-operation source, wrk -t2 on loopback\n", o.conns, o.duration, o.ops)
+	fmt.Fprintln(tw, "scenario\tbinary\trequests\treq/s\tnon-2xx\tsocket errors\tp50\tp99\tmax\timports (failed)")
+	for range o.rounds {
+		for _, sc := range scenarios {
+			var ref wrkResult
+			for i, t := range targets {
+				res, imp, err := measure(ctx, dir, t, sc.paths, sc.withImport, docA, docB, o)
+				if err != nil {
+					return err
+				}
+				imports := "-"
+				if sc.withImport {
+					imports = fmt.Sprintf("%d (%d)", imp.done, imp.failed)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%d\t%d\t%s\t%s\t%s\t%s\n", sc.name, t.name, res.Requests, res.RPS(), res.Non2xx,
+					res.SocketErrors, ms(res.P50), ms(res.P99), ms(res.Max), imports)
+				if imp.firstErr != nil {
+					fmt.Fprintf(tw, "\t  first import failure: %v\n", imp.firstErr)
+				}
+				if i == 0 {
+					ref = res
+				} else {
+					fmt.Fprintf(tw, "\t  vs %s\t\t%.2fx\t\t\t%.2fx\t%.2fx\n", targets[0].name, res.RPS()/ref.RPS(),
+						ratio(res.P50, ref.P50), ratio(res.P99, ref.P99))
+				}
+			}
 		}
 	}
 	return tw.Flush()
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// prepare gives bin a data directory with the source imported, an admin
+// and a viewer, starts it, exposes and publishes, and signs the viewers in.
+func prepare(ctx context.Context, bin, dataDir, docA string, o options) (*target, error) {
+	t := &target{name: filepath.Base(bin), c: &console{bin: bin, dataDir: dataDir}}
+	c := t.c
+	if _, err := c.cli(ctx, "", "import", "--source", "bench", "--yes", docA); err != nil {
+		return nil, err
+	}
+	for _, u := range []struct{ email, role string }{{"admin@bench.test", "admin"}, {"viewer@bench.test", "viewer"}} {
+		if _, err := c.cli(ctx, benchPassword+"\n", "user", "add", "--email", u.email, "--role", u.role, "--password-stdin"); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.start(ctx); err != nil {
+		return nil, err
+	}
+	if err := exposeAndPublish(ctx, c, o.ops); err != nil {
+		return nil, err
+	}
+	t.cookies = make([]string, o.conns)
+	for i := range t.cookies {
+		cl, _, err := c.signIn("viewer@bench.test", benchPassword)
+		if err != nil {
+			return nil, err
+		}
+		t.cookies[i] = "toolgate_session=" + c.cookie(cl, "toolgate_session")
+	}
+	return t, nil
+}
+
+// measure runs one scenario against t, with the import loop when asked.
+func measure(ctx context.Context, dir string, t *target, paths []string, withImport bool, docA, docB string, o options) (wrkResult, *importLoop, error) {
+	imp := &importLoop{}
+	var wg sync.WaitGroup
+	ictx, cancel := context.WithCancel(ctx)
+	if withImport {
+		wg.Add(1)
+		go func() { defer wg.Done(); imp.run(ictx, t.c, docA, docB) }()
+	}
+	res, err := runWrk(ctx, dir, t.c.base, t.cookies, paths, o.conns, o.duration)
+	cancel()
+	wg.Wait()
+	return res, imp, err
 }
 
 const benchPassword = "bench password 0123456789"
