@@ -135,6 +135,7 @@ func TestUploadReadOnlyAfterAuthAndCSRF(t *testing.T) {
 		{"viewer", "viewer", [][2]string{{"_csrf", testCSRF}, {"name", "pets"}}, http.StatusForbidden, 0},
 		{"admin, wrong token", "admin", [][2]string{{"_csrf", "forged"}, {"name", "pets"}}, http.StatusForbidden, 64 << 10},
 		{"admin, no token before the file", "admin", [][2]string{{"name", "pets"}}, http.StatusForbidden, 64 << 10},
+		{"admin, cross-site browser", "admin", [][2]string{{"_csrf", testCSRF}, {"name", "pets"}}, http.StatusForbidden, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, ct := multipartBody(t, tc.fields, "big.yaml", io.LimitReader(zeroReader{}, size))
@@ -144,6 +145,9 @@ func TestUploadReadOnlyAfterAuthAndCSRF(t *testing.T) {
 			req.AddCookie(&http.Cookie{Name: csrfCookie, Value: testCSRF})
 			if tc.role != "" {
 				req.AddCookie(a.sessionCookie(tc.role))
+			}
+			if strings.Contains(tc.name, "cross-site") {
+				req.Header.Set("Sec-Fetch-Site", "cross-site")
 			}
 			rec := httptest.NewRecorder()
 			a.srv.ServeHTTP(rec, req)
@@ -169,25 +173,32 @@ func TestLargeUploadAcceptedForAdmin(t *testing.T) {
 	if len(doc) < 3<<20 {
 		t.Fatalf("test document is only %d bytes", len(doc))
 	}
-	for i, header := range []bool{false, true} {
+	// Token as the first field, token as a header, and a browser that
+	// says the form is same-origin (it then sends no token at all).
+	for i, how := range []string{"field", "header", "same-origin"} {
 		name := fmt.Sprintf("pets%d", i)
 		fields := [][2]string{{"name", name}}
-		if !header {
+		if how == "field" {
 			fields = append([][2]string{{"_csrf", testCSRF}}, fields...)
 		}
 		r, ct := multipartBody(t, fields, "pets.yaml", strings.NewReader(doc))
 		req := httptest.NewRequest(http.MethodPost, "/sources", r)
 		req.Header.Set("Content-Type", ct)
 		req.AddCookie(a.sessionCookie("admin"))
-		req.AddCookie(&http.Cookie{Name: csrfCookie, Value: testCSRF})
-		if header {
+		switch how {
+		case "header":
+			req.AddCookie(&http.Cookie{Name: csrfCookie, Value: testCSRF})
 			req.Header.Set("X-CSRF-Token", testCSRF)
+		case "field":
+			req.AddCookie(&http.Cookie{Name: csrfCookie, Value: testCSRF})
+		case "same-origin":
+			req.Header.Set("Sec-Fetch-Site", "same-origin")
 		}
 		rec := httptest.NewRecorder()
 		a.srv.ServeHTTP(rec, req)
 		wantStatus(t, rec, http.StatusSeeOther)
 		if loc := rec.Header().Get("Location"); loc != "/sources/"+name+"?done=imported" {
-			t.Errorf("header=%v: Location %q", header, loc)
+			t.Errorf("%s: Location %q", how, loc)
 		}
 	}
 	// A plain (non-multipart) form on the upload route, its token in the
