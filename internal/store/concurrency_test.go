@@ -159,3 +159,67 @@ func TestReadsDoNotWaitForAHeldWriteLock(t *testing.T) {
 		t.Fatalf("write after release: %v", err)
 	}
 }
+
+// TestImportRefusesAPlanOvertakenByAWrite: ImportSource plans from a
+// snapshot and writes afterwards; a policy change committed in between (here
+// by another connection that held the write lock while the import planned
+// and waited) makes the import a Conflict that writes nothing.
+func TestImportRefusesAPlanOvertakenByAWrite(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "toolgate.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := mustImport(t, db, "pets", testDoc(t, "https://pets.example.com", petOps))
+	moved := []testOp{ // getPet moves: it would be suspended only if it were exposed
+		{"GET", "/pets", "listPets", "List pets", nil},
+		{"POST", "/pets", "createPet", "Add a pet", nil},
+		{"GET", "/animals/{id}", "getPet", "Show a pet", nil},
+		{"DELETE", "/pets/{id}", "deletePet", "Delete a pet", nil},
+	}
+	getPet := mustTool(t, db, "getPet")
+
+	raw, err := sql.Open("sqlite", DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	tx, err := raw.Begin() // the write lock, held while the import plans
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.ImportSource(ctx, "tester", SourceImport{Name: "pets", Doc: testDoc(t, "https://pets.example.com", moved),
+			DocumentSHA256: "sha2", BaseRevision: first.Source.Revision})
+		done <- err
+	}()
+	// Planning four operations takes milliseconds; the import then waits
+	// for the write lock (up to BusyTimeout) while this change commits.
+	time.Sleep(BusyTimeout / 4)
+	if _, err := tx.Exec(`UPDATE tool_policies SET exposed = 1, version = version + 1 WHERE tool_id = ?`, getPet.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	wantCode(t, err, apperr.Conflict)
+	if src, err := db.SourceByName(ctx, "pets"); err != nil || src.Revision != first.Source.Revision {
+		t.Fatalf("source after the refused import: %+v, %v; want revision %d", src, err, first.Source.Revision)
+	}
+	// Planned again against the current state, the move suspends the tool.
+	res, err := db.ImportSource(ctx, "tester", SourceImport{Name: "pets", Doc: testDoc(t, "https://pets.example.com", moved),
+		DocumentSHA256: "sha2", BaseRevision: first.Source.Revision})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Plan.Suspended(); len(s) != 1 || s[0].Tool != "getPet" {
+		t.Fatalf("suspended %+v, want getPet", s)
+	}
+}
