@@ -4,7 +4,10 @@
 // /tools alone and against a mix of /tools, a tool's page, /audit and
 // /bundles, each with and without `toolgate import` re-importing the
 // source in a loop from another process. It prints requests per second,
-// non-2xx answers and p50/p99 latency per scenario.
+// non-2xx answers and p50/p99 latency per scenario. Given several binaries
+// (-bin a,b) it runs every scenario against each in turn and prints their
+// ratios to the first: on a shared machine only figures taken side by side
+// compare.
 package main
 
 import (
