@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -32,6 +33,9 @@ type Preview struct {
 	Next     *bundle.Bundle
 	Changes  bundle.Changes
 	Withheld []WithheldTool
+	// Generation is the PublishGeneration the preview was built from: the
+	// same number later means the same preview.
+	Generation int64
 }
 
 // PreviewPublish builds the next bundle without signing or storing it. A
@@ -54,7 +58,11 @@ func (db *DB) preview(ctx context.Context, tx *sqlx.Tx, ttl time.Duration) (*Pre
 	if err != nil {
 		return nil, err
 	}
-	p := &Preview{Withheld: state.withheld}
+	gen, err := publishGeneration(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	p := &Preview{Withheld: state.withheld, Generation: gen}
 	var current *bundle.Bundle
 	version := int64(1)
 	if cur, err := latestBundle(ctx, tx); err == nil {
@@ -74,18 +82,60 @@ func (db *DB) preview(ctx context.Context, tx *sqlx.Tx, ttl time.Duration) (*Pre
 	return p, nil
 }
 
-// Publish signs the exposed, approved state as the next version (max + 1,
-// in the same transaction as the insert, so two publishers never collide)
-// and audits "bundle.publish". It returns the stored record.
+// publishAttempts bounds how often Publish rebuilds when the state changed
+// between building and storing.
+const publishAttempts = 3
+
+// errStateChanged aborts a publish whose state changed after it was built.
+var errStateChanged = errors.New("publishable state changed while publishing")
+
+// Publish signs the exposed, approved state as the next version and audits
+// "bundle.publish". It returns the stored record.
+//
+// The bundle is built and signed from a read snapshot, outside the write
+// transaction (building a thousand-tool bundle takes long enough to stall
+// every other writer); the write transaction only checks that the publish
+// generation is still the one the bundle was built from, then inserts. Any
+// change in between (an edit, an approval, another publish taking the
+// version number) moves the generation, and the build starts again.
 func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
-	var rec *BundleRecord
-	err := db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
-		p, err := db.preview(ctx, tx, req.TTL)
+	for attempt := 1; ; attempt++ {
+		rec, err := db.publishOnce(ctx, req)
+		if !errors.Is(err, errStateChanged) {
+			if err == nil {
+				db.local.bundles.Add(1)
+			}
+			return rec, err
+		}
+		if attempt == publishAttempts {
+			return nil, apperr.Conflictf("The project kept changing while publishing; publish again.")
+		}
+	}
+}
+
+func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
+	var p *Preview
+	err := db.readTx(ctx, "publish: build", func(tx *sqlx.Tx) error {
+		var err error
+		p, err = db.preview(ctx, tx, req.TTL)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	rec, err := signRecord(req, p.Next, 0)
+	if err != nil {
+		return nil, err
+	}
+	err = db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
+		gen, err := publishGeneration(ctx, tx)
 		if err != nil {
 			return err
 		}
-		rec, err = db.storeSigned(ctx, tx, req, p.Next, 0)
-		if err != nil {
+		if gen != p.Generation {
+			return errStateChanged
+		}
+		if err := insertBundle(ctx, tx, rec); err != nil {
 			return err
 		}
 		after := map[string]any{"version": rec.Version, "tool_count": rec.ToolCount, "note": rec.Note,
@@ -93,7 +143,10 @@ func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, e
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.publish",
 			Subject: subjectBundle(rec.Version), Before: currentVersionJSON(p.Current), After: auditJSON(after)})
 	})
-	return rec, err
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // Rollback publishes the content of version `from` as a new version: new
@@ -125,8 +178,10 @@ func (db *DB) Rollback(ctx context.Context, req PublishRequest, from int64) (*Bu
 		if req.Note == "" {
 			req.Note = fmt.Sprintf("Rollback to the content of v%d", from)
 		}
-		rec, err = db.storeSigned(ctx, tx, req, b, from)
-		if err != nil {
+		if rec, err = signRecord(req, b, from); err != nil {
+			return err
+		}
+		if err := insertBundle(ctx, tx, rec); err != nil {
 			return err
 		}
 		after := map[string]any{"version": rec.Version, "rollback_of": from, "tool_count": rec.ToolCount,
@@ -134,11 +189,14 @@ func (db *DB) Rollback(ctx context.Context, req PublishRequest, from int64) (*Bu
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.rollback",
 			Subject: subjectBundle(rec.Version), Before: currentVersionJSON(cur), After: auditJSON(after)})
 	})
+	if err == nil {
+		db.local.bundles.Add(1)
+	}
 	return rec, err
 }
 
-// storeSigned signs b with the request's key and inserts it.
-func (db *DB) storeSigned(ctx context.Context, tx *sqlx.Tx, req PublishRequest, b *bundle.Bundle, rollbackOf int64) (*BundleRecord, error) {
+// signRecord signs b with the request's key into the record to insert.
+func signRecord(req PublishRequest, b *bundle.Bundle, rollbackOf int64) (*BundleRecord, error) {
 	if len(req.Key.Private) == 0 {
 		return nil, apperr.Conflictf("There is no signing key: start the console once with `toolgate serve` to create one.")
 	}
@@ -156,9 +214,6 @@ func (db *DB) storeSigned(ctx context.Context, tx *sqlx.Tx, req PublishRequest, 
 	rec := &BundleRecord{Version: b.Version, Payload: payload, Signed: string(signed), ETag: BundleETag(signed),
 		KeyID: req.Key.KeyID, ToolCount: len(b.Tools), IssuedAt: b.IssuedAt, ExpiresAt: b.ExpiresAt,
 		PublishedBy: req.Actor, Note: strings.TrimSpace(req.Note), RollbackOf: rollbackOf}
-	if err := insertBundle(ctx, tx, rec); err != nil {
-		return nil, err
-	}
 	return rec, nil
 }
 

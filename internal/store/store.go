@@ -38,6 +38,9 @@ type DB struct {
 	rdb *sqlx.DB
 	// Now is the clock used for timestamps and expiry; tests replace it.
 	Now func() time.Time
+	// local counts this process's commits that in-memory caches follow
+	// (served.go).
+	local localChanges
 }
 
 // BusyTimeout bounds how long a write waits for another writer before it
