@@ -22,6 +22,7 @@ func (s *Server) newAPI() *echo.Echo {
 	e.GET("/api/v1/bundle", s.apiBundle)
 	e.GET("/api/v1/bundles/:version", s.apiBundleVersion)
 	e.GET("/api/v1/keys", s.apiKeys)
+	e.GET("/api/v1/metrics", s.apiMetricsPage)
 	return e
 }
 

@@ -67,6 +67,7 @@ func newTestApp(t *testing.T, withUsers bool) *testApp {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { srv.Close(context.Background()) })
 	a.srv = srv
 	return a
 }

@@ -82,7 +82,11 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogMethod: true, LogURIPath: true, LogStatus: true, LogLatency: true, LogRemoteIP: true,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-			s.deps.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "request",
+			level := slog.LevelInfo
+			if v.Status == http.StatusNotModified {
+				level = slog.LevelDebug // a fleet polling the bundle API makes mostly these
+			}
+			s.deps.Logger.LogAttrs(c.Request().Context(), level, "request",
 				slog.String("method", v.Method), slog.String("path", v.URIPath), slog.Int("status", v.Status),
 				slog.Duration("latency", v.Latency), slog.String("remote", v.RemoteIP))
 			return nil

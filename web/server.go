@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
@@ -36,6 +37,11 @@ type Deps struct {
 	// Keys holds the bundle signing keys (DATA_DIR/keys); New creates the
 	// first one. nil: publishing and key pages answer that there is no key.
 	Keys *bundle.KeyDir
+	// APIPollInterval is how often the runtime API checks the database for
+	// a bundle published or a token changed by another process (a second
+	// console, the CLI); 0 means 2 s. Changes made through this server are
+	// seen at once.
+	APIPollInterval time.Duration
 }
 
 // Server is the console's HTTP handler.
