@@ -65,4 +65,3 @@ func (s *Server) apiMetricsPage(c echo.Context) error {
 	s.pub.metrics.handler.ServeHTTP(c.Response(), c.Request())
 	return nil
 }
-
