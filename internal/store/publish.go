@@ -127,6 +127,9 @@ func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecor
 	if err != nil {
 		return nil, err
 	}
+	if db.afterPublishBuild != nil {
+		db.afterPublishBuild()
+	}
 	err = db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
 		gen, err := publishGeneration(ctx, tx)
 		if err != nil {

@@ -41,6 +41,9 @@ type DB struct {
 	// local counts this process's commits that in-memory caches follow
 	// (served.go).
 	local localChanges
+	// afterPublishBuild, when set (tests), runs between building a bundle
+	// and storing it.
+	afterPublishBuild func()
 }
 
 // BusyTimeout bounds how long a write waits for another writer before it
