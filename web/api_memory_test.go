@@ -1,0 +1,337 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// newAPIApp is newPublishApp over a database file whose path the test
+// knows (to open a second handle on it, as another process would), with
+// the given poll interval.
+func newAPIApp(t *testing.T, poll time.Duration) (*testApp, string) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "toolgate.db")
+	db := openDB(t, path)
+	a := &testApp{t: t, db: db, log: &bytes.Buffer{}, users: map[string]*store.User{}}
+	for _, r := range auth.AllRoles {
+		u, err := db.CreateUser(ctx, "test", store.NewUser{Email: string(r) + "@example.com", PasswordHash: testHash(), Roles: []auth.Role{r}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.users[string(r)] = u
+	}
+	srv, err := New(ctx, Deps{Store: db, Logger: slog.New(slog.NewTextHandler(a.log, nil)), Config: testConfig(),
+		SessionKeys: [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)},
+		Keys:        &bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, APIPollInterval: poll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close(context.Background()) })
+	a.srv = srv
+	return a, path
+}
+
+func openDB(t *testing.T, path string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func bearer(token string, more ...string) map[string]string {
+	h := map[string]string{"Authorization": "Bearer " + token}
+	for i := 0; i+1 < len(more); i += 2 {
+		h[more[i]] = more[i+1]
+	}
+	return h
+}
+
+// The 304 path (and the 200 of the current version) reads nothing from
+// the database: with the bundle rows deleted behind the server's back, and
+// then with the database closed, both still answer from memory.
+func TestBundleAPIAnswersFromMemory(t *testing.T) {
+	a, path := newAPIApp(t, time.Hour)
+	a.exposeTool("list_orders")
+	token := a.token("edge")
+	v1 := a.publish("first")
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token)}), 200) // loads it
+
+	raw, err := sql.Open("sqlite", store.DSN(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`DELETE FROM bundles`); err != nil {
+		t.Fatal(err)
+	}
+	check := func(stage string) {
+		t.Helper()
+		rec := a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag)})
+		if rec.Code != 304 || rec.Header().Get("ETag") != v1.ETag {
+			t.Fatalf("%s: conditional fetch %d %v", stage, rec.Code, rec.Header())
+		}
+		rec = a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token)})
+		if rec.Code != 200 || rec.Body.String() != v1.Signed {
+			t.Fatalf("%s: fetch %d", stage, rec.Code)
+		}
+	}
+	check("payload rows deleted")
+	if err := a.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("database closed")
+
+	if got := counterValue(t, a.srv.pub.metrics.bundleResults.WithLabelValues(resultNotModified)); got != 2 {
+		t.Errorf("304s counted: %v, want 2", got)
+	}
+	rec := a.do(request{method: "GET", path: "/api/v1/metrics", header: bearer(token)})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `toolgate_console_bundle_requests_total{result="not_modified"} 2`, `toolgate_console_bundle_requests_total{result="sent"} 3`,
+		"toolgate_console_bundle_version 1")
+	if strings.Contains(a.log.String(), "status=304") {
+		t.Error("304s are logged at info")
+	}
+	if !strings.Contains(a.log.String(), "status=200") {
+		t.Error("200s are not logged")
+	}
+}
+
+// What this process publishes, creates or revokes is seen on the very next
+// request, without waiting for the poll.
+func TestBundleAPISeesLocalChangesAtOnce(t *testing.T) {
+	a, _ := newAPIApp(t, time.Hour)
+	a.exposeTool("list_orders")
+	token := a.token("edge")
+	v1 := a.publish("first")
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag)}), 304)
+
+	a.exposeTool("get_order")
+	v2 := a.publish("second")
+	rec := a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag)})
+	if rec.Code != 200 || rec.Header().Get("ETag") != v2.ETag || rec.Body.String() != v2.Signed {
+		t.Fatalf("after a local publish: %d %v", rec.Code, rec.Header())
+	}
+	second := a.token("second")
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(second, "If-None-Match", v2.ETag)}), 304)
+
+	// Revoked through the console's page: refused on the next request.
+	admin := a.sessionCookie("admin")
+	wantStatus(t, a.do(request{method: "POST", path: "/tokens/edge/revoke", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}), 303)
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v2.ETag)}), 401)
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(second, "If-None-Match", v2.ETag)}), 304)
+}
+
+// Another process on the same database (a second console, the CLI):
+// its publish, token creation and revocation are seen within the poll.
+func TestBundleAPISeesOtherProcessWithinPoll(t *testing.T) {
+	const poll = 50 * time.Millisecond
+	a, path := newAPIApp(t, poll)
+	other := openDB(t, path)
+	ctx := context.Background()
+	a.exposeTool("list_orders")
+	token := a.token("edge")
+	v1 := a.publish("first")
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag)}), 304)
+
+	// within waits for cond, failing when it takes longer than 20 polls (a
+	// loaded test machine, not a timing claim).
+	within := func(what string, cond func() bool) {
+		t.Helper()
+		start := time.Now()
+		for !cond() {
+			if time.Since(start) > 20*poll {
+				t.Fatalf("%s not seen after %v (poll %v)", what, time.Since(start), poll)
+			}
+			time.Sleep(poll / 5)
+		}
+	}
+	key, err := a.srv.pub.keys.Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := other.Publish(ctx, store.PublishRequest{Actor: "cli", Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	within("the other process's publish", func() bool {
+		rec := a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag)})
+		return rec.Code == 200 && rec.Header().Get("ETag") == v2.ETag && rec.Body.String() == v2.Signed
+	})
+	_, secret, err := other.CreateRuntimeToken(ctx, "cli", "made-elsewhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	within("the other process's new token", func() bool {
+		return a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(secret)}).Code == 200
+	})
+	if _, err := other.RevokeRuntimeToken(ctx, "cli", "edge"); err != nil {
+		t.Fatal(err)
+	}
+	within("the other process's revocation", func() bool {
+		return a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v2.ETag)}).Code == 401
+	})
+}
+
+// Fetches are recorded in memory and written in batches: no write per
+// request, one row write per instance per flush, unchanged reports not
+// rewritten, the refusal header recorded (bounded, printable), and what is
+// pending written at Close.
+func TestFleetWritesBatched(t *testing.T) {
+	a, _ := newAPIApp(t, time.Hour)
+	ctx := context.Background()
+	a.exposeTool("list_orders")
+	token := a.token("edge")
+	v1 := a.publish("first")
+	refused := "withheld 2 tools: <b>a</b>: schema\x07 too deep; " + strings.Repeat("é", 400)
+	h := bearer(token, "If-None-Match", v1.ETag, headerInstanceID, "pod-1", headerRuntimeName, "checkout", headerBundleVersion, "1", headerRefused, refused)
+	for range 10 {
+		wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 304)
+	}
+	if list, _ := a.db.ListRuntimeInstances(ctx); len(list) != 0 {
+		t.Fatalf("fetches were written before the flush: %+v", list)
+	}
+	writes := func() float64 { return counterValue(t, a.srv.pub.metrics.fleetWrites) }
+	a.srv.pub.fleet.flush(ctx)
+	list, err := a.db.ListRuntimeInstances(ctx)
+	if err != nil || len(list) != 1 || writes() != 1 {
+		t.Fatalf("after flush: %+v, %v, %v writes", list, err, writes())
+	}
+	got := list[0].Refused
+	if len(got) > maxRefusedBytes || !strings.HasPrefix(got, "withheld 2 tools: <b>a</b>: schema too deep; é") || !strings.HasSuffix(got, "é") {
+		t.Fatalf("refused recorded as %q (%d bytes)", got, len(got))
+	}
+	rec := a.do(request{method: "GET", path: "/runtimes", cookie: a.sessionCookie("viewer")})
+	wantBody(t, rec, `data-testid="refused">withheld 2 tools: &lt;b&gt;a&lt;/b&gt;: schema too deep;`)
+
+	// The same report again within fleetWriteEvery: nothing to write.
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 304)
+	a.srv.pub.fleet.flush(ctx)
+	if writes() != 1 {
+		t.Fatalf("an unchanged report was rewritten: %v writes", writes())
+	}
+	// No refusal any more: the header is absent and the reason cleared.
+	delete(h, headerRefused)
+	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 304)
+	a.srv.Close(ctx)
+	if list, _ := a.db.ListRuntimeInstances(ctx); len(list) != 1 || list[0].Refused != "" || writes() != 2 {
+		t.Fatalf("after Close: %+v, %v writes", list, writes())
+	}
+}
+
+// The Runtimes page is paginated and says when a token's oldest instance
+// rows were evicted to keep it under its bound.
+func TestRuntimesPagesAndEvictions(t *testing.T) {
+	a, _ := newAPIApp(t, time.Hour)
+	ctx := context.Background()
+	tok, _, err := a.db.CreateRuntimeToken(ctx, "test", "edge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var batch []store.RuntimeFetch
+	for i := range 120 {
+		batch = append(batch, store.RuntimeFetch{TokenID: tok.ID, InstanceID: fmt.Sprintf("pod-%03d", i), At: start.Add(time.Duration(i) * time.Second)})
+	}
+	if _, err := a.db.RecordRuntimeFetches(ctx, batch, store.DefaultInstancesPerToken); err != nil {
+		t.Fatal(err)
+	}
+	viewer := a.sessionCookie("viewer")
+	rec := a.do(request{method: "GET", path: "/runtimes", cookie: viewer})
+	wantBody(t, rec, "120 instances · page 1 of 3", `href="/runtimes?page=2"`, "pod-119")
+	if n := strings.Count(rec.Body.String(), `data-testid="runtime-row"`); n != runtimesPageSize {
+		t.Fatalf("page 1 has %d rows", n)
+	}
+	rec = a.do(request{method: "GET", path: "/runtimes?page=3", cookie: viewer})
+	wantBody(t, rec, "page 3 of 3", `href="/runtimes?page=2"`, "pod-000")
+	if n := strings.Count(rec.Body.String(), `data-testid="runtime-row"`); n != 20 || strings.Contains(rec.Body.String(), "pod-119") {
+		t.Fatalf("page 3 has %d rows", n)
+	}
+	if strings.Contains(rec.Body.String(), `data-testid="eviction"`) {
+		t.Fatal("eviction shown before any")
+	}
+
+	// Through the API: a token inventing instance ids past its bound.
+	a.srv.pub.fleet.perToken = 100
+	_, secret, err := a.db.CreateRuntimeToken(ctx, "test", "greedy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.exposeTool("list_orders")
+	a.publish("")
+	for i := range 103 {
+		wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(secret, headerInstanceID, fmt.Sprintf("fake-%d", i))}), 200)
+	}
+	a.srv.pub.fleet.flush(ctx)
+	rec = a.do(request{method: "GET", path: "/runtimes", cookie: viewer})
+	wantBody(t, rec, `data-testid="eviction">Token greedy: 3 instance rows removed`, "at most 100 instances")
+	if got := counterValue(t, a.srv.pub.metrics.fleetEvicted); got != 3 {
+		t.Errorf("evictions counted: %v, want 3", got)
+	}
+}
+
+// The next-bundle preview is built once per change of publishable state.
+func TestBundlesPreviewCached(t *testing.T) {
+	a := newPublishApp(t)
+	admin := a.sessionCookie("admin")
+	hx := map[string]string{"HX-Request": "true"}
+	a.exposeTool("list_orders")
+	builds := func() int {
+		a.srv.pub.preview.mu.Lock()
+		defer a.srv.pub.preview.mu.Unlock()
+		return a.srv.pub.preview.builds
+	}
+	for range 3 {
+		wantBody(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), "list_orders")
+	}
+	if builds() != 1 {
+		t.Fatalf("three views built the preview %d times", builds())
+	}
+	a.exposeTool("get_order") // a change by plain SQL: the triggers see it too
+	wantBody(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), "get_order")
+	if builds() != 2 {
+		t.Fatalf("builds after a change: %d, want 2", builds())
+	}
+	wantStatus(t, a.do(request{method: "POST", path: "/keys/rotate", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}), 303)
+	a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx})
+	if builds() != 3 {
+		t.Fatalf("builds after a key rotation: %d, want 3", builds())
+	}
+	wantStatus(t, a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"n"}}}), 303)
+	wantBody(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), `data-testid="no-changes"`)
+	if builds() != 4 {
+		t.Fatalf("builds after a publish: %d, want 4", builds())
+	}
+}
+
+// counterValue reads a counter (client_golang's testutil would add a
+// module for one function).
+func counterValue(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
