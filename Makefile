@@ -8,7 +8,7 @@ SHELL := bash
 
 GO       ?= go
 PKGS      = ./...
-GO_DIRS   = cmd internal web views static migrations e2e
+GO_DIRS   = cmd internal web views static migrations e2e bench
 CHROMIUM  = /usr/bin/chromium
 HTMX_SRC  = node_modules/htmx.org/dist/htmx.min.js
 NPM_STAMP = node_modules/.package-lock.json
@@ -109,3 +109,23 @@ fuzz: static
 .PHONY: e2e
 e2e: static chromium ## browser tests (screenshots in e2e/artifacts/)
 	TOOLGATE_E2E=1 $(GO) test -count=1 -v ./e2e/ 2>&1 | grep -Ev '^=== (RUN|PAUSE|CONT)'
+
+# --- benchmarks ----------------------------------------------------------
+
+NGINX = /usr/sbin/nginx
+WRK   = /usr/bin/wrk
+
+.PHONY: bench-tools
+bench-tools: ## install Debian nginx-light and wrk for the benchmarks if missing
+	@missing=""; [ -x $(NGINX) ] || missing="$$missing nginx-light"; [ -x $(WRK) ] || missing="$$missing wrk"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	  else \
+	    echo "the benchmark needs$$missing: run 'sudo apt-get update && sudo apt-get install -y$$missing'"; exit 1; \
+	  fi; \
+	fi
+
+.PHONY: bench-bundle-api
+bench-bundle-api: build bench-tools ## GET /api/v1/bundle (304 and 200, 2 KB and 5 MB) vs nginx, wrk -c32 (BENCH_FLAGS="-d 8s")
+	$(GO) run ./bench/bundleapi -toolgate bin/toolgate -nginx $(NGINX) -wrk $(WRK) $(BENCH_FLAGS)
