@@ -59,9 +59,9 @@ func main() {
 
 // size is one bundle size to measure.
 type size struct {
-	label    string
-	ops      int // READ operations, all exposed
-	descLen  int // characters of description per operation
+	label   string
+	ops     int // READ operations, all exposed
+	descLen int // characters of description per operation
 	// rates by server: toolgate, nginx, a minimal net/http handler
 	rps304   [3]float64
 	rps200   [3]float64
