@@ -142,3 +142,19 @@ func publishGeneration(ctx context.Context, tx *sqlx.Tx) (int64, error) {
 	}
 	return n, nil
 }
+
+// LatestBundleSummary is LatestBundle without the signed and payload
+// columns (empty), for pages that only show or compare the summary.
+func (db *DB) LatestBundleSummary(ctx context.Context) (*BundleRecord, error) {
+	var rec *BundleRecord
+	err := db.readTx(ctx, "latest bundle summary", func(tx *sqlx.Tx) error {
+		var row bundleRow
+		if err := tx.GetContext(ctx, &row, `SELECT `+bundleSummaryColumns+` FROM bundles ORDER BY version DESC LIMIT 1`); err != nil {
+			return notFound(err, "No bundle has been published yet; the bundle")
+		}
+		var err error
+		rec, err = row.record()
+		return err
+	})
+	return rec, err
+}

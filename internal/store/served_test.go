@@ -216,6 +216,10 @@ func TestBundleReadsWithoutPayload(t *testing.T) {
 	if err != nil || served.Signed != rec.Signed || served.ETag != rec.ETag || len(served.Payload) != 0 {
 		t.Fatalf("served %+v, %v", served, err)
 	}
+	sum, err := f.db.LatestBundleSummary(ctx)
+	if err != nil || sum.Version != rec.Version || sum.KeyID != rec.KeyID || sum.Signed != "" || len(sum.Payload) != 0 {
+		t.Fatalf("latest summary %+v, %v", sum, err)
+	}
 	list, err := f.db.ListBundles(ctx)
 	if err != nil || len(list) != 1 || len(list[0].Payload) != 0 || list[0].Signed != "" || list[0].ETag != rec.ETag {
 		t.Fatalf("history %+v, %v", list, err)
