@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
 	"net/http"
 	"strconv"
 	"strings"
@@ -80,7 +81,7 @@ func (s *Server) serveBundle(c echo.Context, version, etag string, signed []byte
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", apiCacheControl)
 	if etagMatches(c.Request().Header.Get("If-None-Match"), etag) {
-		s.pub.metrics.bundleResults.WithLabelValues(resultNotModified).Inc()
+		s.pub.metrics.notModified.Inc()
 		return c.NoContent(http.StatusNotModified)
 	}
 	h.Set("X-Toolgate-Bundle-Version", version)
@@ -97,7 +98,7 @@ func (s *Server) runtimeAuth(c echo.Context) (store.ActiveRuntimeToken, error) {
 		}
 		return tok, err
 	}
-	s.pub.fleet.record(c, tok.ID)
+	s.pub.fleet.record(c.Request(), tok.ID)
 	return tok, nil
 }
 
@@ -107,11 +108,11 @@ func (s *Server) runtimeToken(c echo.Context) (store.ActiveRuntimeToken, error) 
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return store.ActiveRuntimeToken{}, apperr.Unauthorizedf("Send the runtime token as Authorization: Bearer <token>.")
 	}
-	hash := store.HashRuntimeToken(strings.TrimSpace(token))
-	if hash == "" {
+	token = strings.TrimSpace(token)
+	if !store.RuntimeTokenShapeOK(token) {
 		return store.ActiveRuntimeToken{}, errBadRuntimeToken
 	}
-	t, ok, err := s.pub.state.token(c.Request().Context(), hash)
+	t, ok, err := s.pub.state.token(c.Request().Context(), sha256.Sum256([]byte(token)))
 	if err != nil {
 		return t, err
 	}

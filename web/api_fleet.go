@@ -3,13 +3,13 @@ package web
 import (
 	"context"
 	"log/slog"
+	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -78,11 +78,17 @@ func newFleetRecorder(db *store.DB, log *slog.Logger, m *apiMetrics) *fleetRecor
 		pending: map[fleetKey]store.RuntimeFetch{}, written: map[fleetKey]fleetWrite{}}
 }
 
-// record notes a fetch by token from c's identification headers, in memory.
-func (f *fleetRecorder) record(c echo.Context, tokenID int64) {
-	h := c.Request().Header
+// record notes a fetch by token from r's identification headers, in
+// memory. An unchanged report of a recently written instance (the common
+// case: a runtime polling) allocates nothing.
+func (f *fleetRecorder) record(r *http.Request, tokenID int64) {
+	h := r.Header
+	remote, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		remote = r.RemoteAddr
+	}
 	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(h.Get(headerInstanceID), 128),
-		Name: cleanHeader(h.Get(headerRuntimeName), 128), RemoteAddr: c.RealIP(),
+		Name: cleanHeader(h.Get(headerRuntimeName), 128), RemoteAddr: remote,
 		Refused: cleanHeader(h.Get(headerRefused), maxRefusedBytes)}
 	if v, err := strconv.ParseInt(h.Get(headerBundleVersion), 10, 64); err == nil && v > 0 {
 		fetch.Version = v
@@ -150,6 +156,9 @@ func (f *fleetRecorder) flush(ctx context.Context) {
 // bytes (cut at a character boundary): it is shown on the Runtimes page
 // (escaped by templ, but still no control characters or megabyte names).
 func cleanHeader(v string, max int) string {
+	if len(v) <= max && printable(v) {
+		return v
+	}
 	out := make([]byte, 0, min(len(v), max))
 	for _, r := range v {
 		if !unicode.IsPrint(r) {
@@ -161,4 +170,16 @@ func cleanHeader(v string, max int) string {
 		out = utf8.AppendRune(out, r)
 	}
 	return string(out)
+}
+
+func printable(v string) bool {
+	if !utf8.ValidString(v) {
+		return false
+	}
+	for _, r := range v {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }

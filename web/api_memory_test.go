@@ -89,8 +89,10 @@ func TestBundleAPIAnswersFromMemory(t *testing.T) {
 	check := func(stage string) {
 		t.Helper()
 		rec := a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag)})
-		if rec.Code != 304 || rec.Header().Get("ETag") != v1.ETag {
-			t.Fatalf("%s: conditional fetch %d %v", stage, rec.Code, rec.Header())
+		hd := rec.Header()
+		if rec.Code != 304 || hd.Get("ETag") != v1.ETag || hd.Get("Cache-Control") != apiCacheControl ||
+			hd.Get("X-Content-Type-Options") != "nosniff" || hd.Get("Content-Security-Policy") != apiCSP || rec.Body.Len() != 0 {
+			t.Fatalf("%s: conditional fetch %d %v", stage, rec.Code, hd)
 		}
 		rec = a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token)})
 		if rec.Code != 200 || rec.Body.String() != v1.Signed {

@@ -18,6 +18,7 @@ type apiMetrics struct {
 	reg           *prometheus.Registry
 	handler       http.Handler
 	bundleResults *prometheus.CounterVec
+	notModified   prometheus.Counter // bundleResults{result="not_modified"}, resolved once
 	version       prometheus.GaugeFunc
 	fleetWrites   prometheus.Counter
 	fleetEvicted  prometheus.Counter
@@ -40,6 +41,7 @@ func newAPIMetrics(st *apiState) *apiMetrics {
 	for _, r := range []string{resultNotModified, resultSent, resultRefused, resultNone} {
 		m.bundleResults.WithLabelValues(r)
 	}
+	m.notModified = m.bundleResults.WithLabelValues(resultNotModified)
 	m.version = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "toolgate_console_bundle_version",
 		Help: "Version of the bundle the API serves as current (0: none published)."},
 		func() float64 { return float64(st.bundle.Load().version) })

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"sync"
@@ -39,11 +41,16 @@ type servedBundle struct {
 	etag        string
 	signed      []byte
 	local       uint64 // store.LocalBundleChanges when it was read
+	// etagHeader is etag as a header value, built once (the fast path
+	// assigns it without allocating).
+	etagHeader []string
 }
 
-// tokenIndex is the active runtime tokens by the hash of their value.
+// tokenIndex is the active runtime tokens by the SHA-256 of their value
+// (the stored hex, decoded: looking up a fixed-size array allocates
+// nothing).
 type tokenIndex struct {
-	byHash      map[string]store.ActiveRuntimeToken
+	byHash      map[[sha256.Size]byte]store.ActiveRuntimeToken
 	fingerprint string
 	local       uint64 // store.LocalTokenChanges when it was read
 }
@@ -94,14 +101,16 @@ func (st *apiState) refreshBundle(ctx context.Context) (*servedBundle, error) {
 			return nil, err
 		}
 		b.versionText, b.etag, b.signed = strconv.FormatInt(v, 10), rec.ETag, []byte(rec.Signed)
+		b.etagHeader = []string{rec.ETag}
 	}
 	st.bundle.Store(b)
 	return b, nil
 }
 
-// token returns the active token with this hash, reloading the index first
-// when this process created or revoked a token since it was read.
-func (st *apiState) token(ctx context.Context, hash string) (store.ActiveRuntimeToken, bool, error) {
+// token returns the active token whose value has this SHA-256, reloading
+// the index first when this process created or revoked a token since it
+// was read.
+func (st *apiState) token(ctx context.Context, hash [sha256.Size]byte) (store.ActiveRuntimeToken, bool, error) {
 	idx := st.tokens.Load()
 	if idx.local != st.db.LocalTokenChanges() {
 		var err error
@@ -136,9 +145,13 @@ func (st *apiState) refreshTokens(ctx context.Context, force bool) (*tokenIndex,
 	if err != nil {
 		return nil, fmt.Errorf("load runtime tokens: %w", err)
 	}
-	idx := &tokenIndex{byHash: make(map[string]store.ActiveRuntimeToken, len(list)), fingerprint: fp, local: local}
+	idx := &tokenIndex{byHash: make(map[[sha256.Size]byte]store.ActiveRuntimeToken, len(list)), fingerprint: fp, local: local}
 	for _, t := range list {
-		idx.byHash[t.Hash] = t
+		var sum [sha256.Size]byte
+		if n, err := hex.Decode(sum[:], []byte(t.Hash)); err != nil || n != len(sum) {
+			return nil, fmt.Errorf("load runtime tokens: token %q has a malformed stored hash", t.Name)
+		}
+		idx.byHash[sum] = t
 	}
 	st.tokens.Store(idx)
 	return idx, nil

@@ -102,6 +102,9 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 // HTML error middleware ever runs on it (see api_server.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
+		if s.notModifiedFast(w, r) {
+			return
+		}
 		s.pub.api.ServeHTTP(w, r)
 		return
 	}

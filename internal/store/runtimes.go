@@ -25,12 +25,11 @@ type RuntimeAuth struct {
 	CurrentETag    string
 }
 
-// AuthenticateRuntime checks a bearer token and reads the current bundle's
-// version and ETag in one statement. It is the hot path of GET
-// /api/v1/bundle (a fleet polling for 304s), so unlike other methods it runs
-// one autocommit SELECT instead of a transaction: every transaction here is
-// IMMEDIATE (see DSN) and would queue readers behind each other and behind
-// writers for no benefit, since a single statement reads one snapshot.
+// AuthenticateRuntime checks a bearer token against the database and reads
+// the current bundle's version and ETag in one statement. The console's
+// runtime API does not call it per request: it answers from an in-memory
+// token index and bundle (web/api_state.go, fed by ActiveRuntimeTokens and
+// ServedBundle); this is the one-off check for tools and tests.
 func (db *DB) AuthenticateRuntime(ctx context.Context, token string) (*RuntimeAuth, error) {
 	if len(token) < len(RuntimeTokenPrefix)+8 || len(token) > 200 {
 		return nil, errBadRuntimeToken

@@ -115,10 +115,16 @@ func tokensFingerprint(ctx context.Context, tx *sqlx.Tx) (string, error) {
 // value that cannot be a token (wrong length), so callers refuse it without
 // hashing attacker-sized input.
 func HashRuntimeToken(token string) string {
-	if len(token) < len(RuntimeTokenPrefix)+8 || len(token) > 200 {
+	if !RuntimeTokenShapeOK(token) {
 		return ""
 	}
 	return hashToken(token)
+}
+
+// RuntimeTokenShapeOK reports whether token has a runtime token's length;
+// anything else is refused without hashing it.
+func RuntimeTokenShapeOK(token string) bool {
+	return len(token) >= len(RuntimeTokenPrefix)+8 && len(token) <= 200
 }
 
 // PublishGeneration changes whenever anything the next bundle is built
