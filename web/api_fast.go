@@ -38,12 +38,13 @@ func (s *Server) notModifiedFast(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	ctx := r.Context()
-	tok, ok, err := s.pub.state.token(ctx, sha256.Sum256([]byte(token)))
+	var buf [200]byte // RuntimeTokenShapeOK bounds it: hashing from the stack, not a heap copy
+	tok, ok, err := s.pub.state.token(ctx, sha256.Sum256(buf[:copy(buf[:], token)]))
 	if err != nil || !ok {
 		return false
 	}
 	cur, err := s.pub.state.current(ctx)
-	if err != nil || cur.version == 0 || !etagMatches(inm, cur.etag) {
+	if err != nil || cur.version == 0 || (inm != cur.etag && !etagMatches(inm, cur.etag)) {
 		return false
 	}
 	s.pub.fleet.record(r, tok.ID)
