@@ -127,5 +127,5 @@ bench-tools: ## install Debian nginx-light and wrk for the benchmarks if missing
 	fi
 
 .PHONY: bench-bundle-api
-bench-bundle-api: build bench-tools ## GET /api/v1/bundle (304 and 200, 2 KB and 5 MB) vs nginx, wrk -c32 (BENCH_FLAGS="-d 5s -rounds 3")
+bench-bundle-api: build bench-tools ## GET /api/v1/bundle (304 and 200, 2 KB and 5 MB) vs nginx, wrk -c32 (BENCH_FLAGS="-d 3s -rounds 5")
 	$(GO) run ./bench/bundleapi -toolgate bin/toolgate -nginx $(NGINX) -wrk $(WRK) $(BENCH_FLAGS)
