@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -54,7 +55,7 @@ func newAPIMetrics(st *apiState) *apiMetrics {
 	m.fleetFailures = prometheus.NewCounter(prometheus.CounterOpts{Name: "toolgate_console_fleet_flush_failures_total",
 		Help: "Batched fleet writes that failed (retried at the next flush)."})
 	m.reg.MustRegister(m.bundleResults, m.version, m.fleetWrites, m.fleetEvicted, m.fleetDropped, m.fleetFailures,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 	return m
 }
