@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -267,5 +268,53 @@ func TestPublishRebuildsWhenStateMovedMeanwhile(t *testing.T) {
 	}
 	if v, _ := f.db.LatestBundleVersion(ctx); v != rec.Version {
 		t.Fatalf("a publish of a moving state was stored: latest v%d", v)
+	}
+}
+
+// Migration 0010 rebuilds bundles and runtime_instances: what was stored
+// before survives it.
+func TestMigration0010KeepsRows(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "toolgate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	p, err := db.migrator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO runtime_tokens (id, name, token_hash, created_at, created_by) VALUES (7, 'edge', 'h', '2025-01-01T00:00:00.000000000Z', 'a')`,
+		`INSERT INTO bundles (version, payload, signed, etag, key_id, tool_count, issued_at, expires_at, published_by, note)
+			VALUES (1, x'7b7d', 'jws-1', '"e1"', 'k', 0, '2025-01-01T00:00:00.000000000Z', '2025-02-01T00:00:00.000000000Z', 'a', 'one')`,
+		`INSERT INTO bundles (version, payload, signed, etag, key_id, tool_count, issued_at, expires_at, published_by, note, rollback_of)
+			VALUES (2, x'7b7d', 'jws-2', '"e2"', 'k', 0, '2025-01-02T00:00:00.000000000Z', '2025-02-02T00:00:00.000000000Z', 'a', '', 1)`,
+		`INSERT INTO runtime_instances (instance_id, name, token_id, version, remote_addr, first_seen, last_seen)
+			VALUES ('pod-1', 'checkout', 7, 2, '10.0.0.1', '2025-01-01T00:00:00.000000000Z', '2025-01-02T00:00:00.000000000Z')`,
+	} {
+		if _, err := db.db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b2, err := db.ServedBundle(ctx, 2)
+	if err != nil || b2.Signed != "jws-2" || b2.ETag != `"e2"` || b2.RollbackOf != 1 {
+		t.Fatalf("bundle 2 after migration: %+v, %v", b2, err)
+	}
+	if b1, err := db.BundleByVersion(ctx, 1); err != nil || string(b1.Payload) != "{}" || b1.Note != "one" {
+		t.Fatalf("bundle 1 after migration: %+v, %v", b1, err)
+	}
+	list, err := db.ListRuntimeInstances(ctx)
+	if err != nil || len(list) != 1 || list[0].InstanceID != "pod-1" || list[0].TokenName != "edge" || list[0].Version != 2 {
+		t.Fatalf("instances after migration: %+v, %v", list, err)
+	}
+	if _, err := db.db.ExecContext(ctx, `UPDATE bundles SET note = 'x' WHERE version = 1`); err == nil {
+		t.Fatal("bundles are no longer immutable after the rebuild")
 	}
 }
