@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -378,5 +379,69 @@ func TestNotModifiedFastPathAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("the 304 fast path allocates %v times per request", allocs)
+	}
+}
+
+// Fetches racing publishes and a revocation: every answer is a consistent
+// one (304 for the ETag it carries, or 200 with a body matching its ETag,
+// or 401 once revoked), and the last publish is what is served after.
+func TestBundleAPIConcurrentWithPublishes(t *testing.T) {
+	a, _ := newAPIApp(t, 10*time.Millisecond)
+	a.exposeTool("t0")
+	token := a.token("edge")
+	first := a.publish("")
+	bodies := map[string]string{first.ETag: first.Signed}
+	var mu sync.Mutex
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan string, 100)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			etag := first.ETag
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				rec := a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", etag)})
+				switch got := rec.Header().Get("ETag"); rec.Code {
+				case 304:
+				case 200:
+					mu.Lock()
+					want, ok := bodies[got]
+					mu.Unlock()
+					if !ok || rec.Body.String() != want {
+						errs <- "200 whose body is not the bundle of its ETag " + got
+						return
+					}
+					etag = got
+				default:
+					errs <- fmt.Sprintf("status %d", rec.Code)
+					return
+				}
+			}
+		}()
+	}
+	var last *store.BundleRecord
+	for i := 1; i <= 3; i++ {
+		a.exposeTool(fmt.Sprintf("t%d", i))
+		mu.Lock() // publish under the lock: no fetch can see the ETag before its body is known here
+		last = a.publish("")
+		bodies[last.ETag] = last.Signed
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	rec := a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token)})
+	if rec.Header().Get("ETag") != last.ETag {
+		t.Fatalf("after the publishes: %v", rec.Header())
 	}
 }
