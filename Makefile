@@ -112,16 +112,29 @@ e2e: static chromium ## browser tests (screenshots in e2e/artifacts/)
 
 # --- benchmarks (loopback only, bounded in time) -----------------------------
 
+NGINX = /usr/sbin/nginx
+WRK   = /usr/bin/wrk
+
 # The binaries bench-console measures. Several, comma-separated, are measured
 # scenario by scenario in turn and compared with the first, e.g.
 # `make bench-console BENCH_BIN=/tmp/toolgate-before,bin/toolgate`.
 BENCH_BIN ?= bin/toolgate
 
-.PHONY: wrk
-wrk:
-	@command -v wrk >/dev/null || { if [ "$$(id -u)" = 0 ]; then apt-get install -y wrk; \
-	  else echo "the benchmarks need wrk: sudo apt-get install wrk"; exit 1; fi; }
+.PHONY: bench-tools
+bench-tools: ## install Debian nginx-light and wrk for the benchmarks if missing
+	@missing=""; [ -x $(NGINX) ] || missing="$$missing nginx-light"; [ -x $(WRK) ] || missing="$$missing wrk"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	  else \
+	    echo "the benchmark needs$$missing: run 'sudo apt-get update && sudo apt-get install -y$$missing'"; exit 1; \
+	  fi; \
+	fi
 
 .PHONY: bench-console
-bench-console: build wrk ## console under load: 50 signed-in viewers (wrk), with and without an import
+bench-console: build bench-tools ## console under load: 50 signed-in viewers (wrk), with and without an import
 	$(GO) run ./internal/bench/console --bin $(BENCH_BIN)
+
+.PHONY: bench-bundle-api
+bench-bundle-api: build bench-tools ## GET /api/v1/bundle (304 and 200, 2 KB and 5 MB) vs nginx, wrk -c32 (BENCH_FLAGS="-d 3s -rounds 5")
+	$(GO) run ./internal/bench/bundleapi -toolgate bin/toolgate -nginx $(NGINX) -wrk $(WRK) $(BENCH_FLAGS)

@@ -20,3 +20,11 @@ func termCount(n int) string {
 	}
 	return strconv.Itoa(n) + " terms"
 }
+
+// plural picks the word for n things.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

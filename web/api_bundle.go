@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,69 +26,100 @@ const joseType = "application/jose"
 // so sharing it is safe; a 304 then saves the transfer.
 const apiCacheControl = "no-cache, must-revalidate"
 
+// errBadRuntimeToken is the one answer for an unknown, malformed or revoked
+// token: telling them apart would help only someone guessing tokens.
+var errBadRuntimeToken = apperr.Unauthorizedf("The runtime token is missing, unknown or revoked.")
+
 // apiBundle is GET /api/v1/bundle: the current signed bundle, or 304 when
-// the runtime already has it. This is the path a fleet polls, so it costs
-// one SELECT (token + current ETag) and, at most every fleetWriteEvery per
-// instance, one write.
+// the runtime already has it. This is the path a fleet polls; it is
+// answered from memory (apiState) and records the fetch in memory
+// (fleetRecorder), so it reads and writes nothing in the database.
 func (s *Server) apiBundle(c echo.Context) error {
-	ra, err := s.runtimeAuth(c)
+	if _, err := s.runtimeAuth(c); err != nil {
+		return err
+	}
+	cur, err := s.pub.state.current(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	if ra.CurrentVersion == 0 {
+	if cur.version == 0 {
+		s.pub.metrics.bundleResults.WithLabelValues(resultNone).Inc()
 		return apperr.NotFoundf("No bundle has been published yet.")
 	}
-	return s.serveBundle(c, ra.CurrentVersion, ra.CurrentETag)
+	return s.serveBundle(c, cur.versionText, cur.etag, cur.signed)
 }
 
 // apiBundleVersion is GET /api/v1/bundles/{version}: any published version.
 func (s *Server) apiBundleVersion(c echo.Context) error {
-	ra, err := s.runtimeAuth(c)
-	if err != nil {
+	if _, err := s.runtimeAuth(c); err != nil {
 		return err
 	}
 	v, err := strconv.ParseInt(c.Param("version"), 10, 64)
 	if err != nil || v <= 0 {
+		s.pub.metrics.bundleResults.WithLabelValues(resultNone).Inc()
 		return apperr.NotFoundf("Bundle versions are positive integers.")
 	}
-	if v == ra.CurrentVersion {
-		return s.serveBundle(c, v, ra.CurrentETag)
+	ctx := c.Request().Context()
+	if cur, err := s.pub.state.current(ctx); err != nil {
+		return err
+	} else if cur.version == v {
+		return s.serveBundle(c, cur.versionText, cur.etag, cur.signed)
 	}
-	rec, err := s.pub.cache.get(c.Request().Context(), s.deps.Store, v)
+	rec, err := s.pub.cache.get(ctx, s.deps.Store, v)
 	if err != nil {
+		if apperr.CodeOf(err) == apperr.NotFound {
+			s.pub.metrics.bundleResults.WithLabelValues(resultNone).Inc()
+		}
 		return err
 	}
-	return s.serveBundle(c, v, rec.ETag)
+	return s.serveBundle(c, strconv.FormatInt(v, 10), rec.ETag, []byte(rec.Signed))
 }
 
 // serveBundle answers 304 when If-None-Match names etag, else the JWS.
-func (s *Server) serveBundle(c echo.Context, version int64, etag string) error {
+func (s *Server) serveBundle(c echo.Context, version, etag string, signed []byte) error {
 	h := c.Response().Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", apiCacheControl)
 	if etagMatches(c.Request().Header.Get("If-None-Match"), etag) {
+		s.pub.metrics.notModified.Inc()
 		return c.NoContent(http.StatusNotModified)
 	}
-	rec, err := s.pub.cache.get(c.Request().Context(), s.deps.Store, version)
-	if err != nil {
-		return err
-	}
-	h.Set("X-Toolgate-Bundle-Version", strconv.FormatInt(version, 10))
-	return c.Blob(http.StatusOK, joseType, []byte(rec.Signed))
+	h.Set("X-Toolgate-Bundle-Version", version)
+	s.pub.metrics.bundleResults.WithLabelValues(resultSent).Inc()
+	return c.Blob(http.StatusOK, joseType, signed)
 }
 
 // runtimeAuth checks the bearer token and notes the fetch for the fleet.
-func (s *Server) runtimeAuth(c echo.Context) (*store.RuntimeAuth, error) {
+func (s *Server) runtimeAuth(c echo.Context) (store.ActiveRuntimeToken, error) {
+	tok, err := s.runtimeToken(c)
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.Unauthorized {
+			s.pub.metrics.bundleResults.WithLabelValues(resultRefused).Inc()
+		}
+		return tok, err
+	}
+	s.pub.fleet.record(c.Request(), tok.ID)
+	return tok, nil
+}
+
+// runtimeToken checks the bearer token against the in-memory index.
+func (s *Server) runtimeToken(c echo.Context) (store.ActiveRuntimeToken, error) {
 	scheme, token, ok := strings.Cut(c.Request().Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return nil, apperr.Unauthorizedf("Send the runtime token as Authorization: Bearer <token>.")
+		return store.ActiveRuntimeToken{}, apperr.Unauthorizedf("Send the runtime token as Authorization: Bearer <token>.")
 	}
-	ra, err := s.deps.Store.AuthenticateRuntime(c.Request().Context(), strings.TrimSpace(token))
+	token = strings.TrimSpace(token)
+	if !store.RuntimeTokenShapeOK(token) {
+		return store.ActiveRuntimeToken{}, errBadRuntimeToken
+	}
+	t, ok, err := s.pub.state.token(c.Request().Context(), sha256.Sum256([]byte(token)))
 	if err != nil {
-		return nil, err
+		return t, err
 	}
-	s.pub.fleet.record(c, ra.TokenID)
-	return ra, nil
+	if !ok {
+		return t, errBadRuntimeToken
+	}
+	return t, nil
 }
 
 // etagMatches applies If-None-Match's weak comparison (RFC 9110 §13.1.2):
@@ -96,7 +128,7 @@ func etagMatches(header, etag string) bool {
 	if header == "" || etag == "" {
 		return false
 	}
-	for _, t := range strings.Split(header, ",") {
+	for t := range strings.SplitSeq(header, ",") {
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
 		if t == "*" || t == etag {
 			return true
@@ -105,10 +137,9 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// bundleCache keeps the most recently served bundle in memory. Published
-// bundles never change, so a version's bytes can be kept without any
-// invalidation; only one is kept because runtimes nearly always fetch the
-// current one.
+// bundleCache keeps the most recently served older version in memory (a
+// runtime catching up, or pinned to a version). Published bundles never
+// change, so a version's bytes are kept without any invalidation.
 type bundleCache struct {
 	mu  sync.RWMutex
 	rec *store.BundleRecord
@@ -121,14 +152,12 @@ func (bc *bundleCache) get(ctx context.Context, db *store.DB, version int64) (*s
 	if rec != nil && rec.Version == version {
 		return rec, nil
 	}
-	rec, err := db.BundleByVersion(ctx, version)
+	rec, err := db.ServedBundle(ctx, version)
 	if err != nil {
 		return nil, err
 	}
 	bc.mu.Lock()
-	if bc.rec == nil || rec.Version >= bc.rec.Version {
-		bc.rec = rec
-	}
+	bc.rec = rec
 	bc.mu.Unlock()
 	return rec, nil
 }

@@ -1,13 +1,15 @@
 package web
 
 import (
+	"context"
 	"log/slog"
+	"net"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
 	"unicode"
-
-	"github.com/labstack/echo/v4"
+	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -17,79 +19,167 @@ const (
 	headerRuntimeName   = "X-Toolgate-Runtime-Name"
 	headerInstanceID    = "X-Toolgate-Instance-Id"
 	headerBundleVersion = "X-Toolgate-Bundle-Version"
+	// headerRefused is the runtime's last bundle refusal ("withheld N
+	// tools: name: reason; …" or why it refused a bundle), absent when none.
+	headerRefused = "X-Toolgate-Refused"
 )
 
-// fleetWriteEvery bounds database writes per instance: a fetch that changes
-// nothing (same name, version, token) is written at most this often. The
-// Runtimes page measures staleness in minutes, so this loses nothing, and
-// it keeps the 304 path a read.
-const fleetWriteEvery = 30 * time.Second
+// maxRefusedBytes bounds the recorded refusal (the runtime sends at most
+// this much; a longer header is cut).
+const maxRefusedBytes = 512
 
-// fleetMaxTracked caps the in-memory table; when full it starts over
-// (costing one write per instance), so a token holder inventing instance
-// ids cannot grow memory without bound.
-const fleetMaxTracked = 10000
+// Fleet write pacing. Fetches are recorded in memory and flushed in one
+// transaction every fleetFlushEvery, so each instance costs at most one
+// row write per flush; an instance whose report did not change (only its
+// last-seen time moved) is written at most every fleetWriteEvery. The
+// Runtimes page measures staleness in minutes, so this loses nothing.
+const (
+	fleetFlushEvery = 5 * time.Second
+	fleetWriteEvery = 30 * time.Second
+)
 
-// fleetRecorder writes runtime fetches to the store, rate-limited.
+// fleetMaxPending caps the fetches waiting for the next flush, and
+// fleetMaxTracked the remembered last writes (when full it starts over,
+// costing one write per instance): a token holder inventing instance ids
+// cannot grow memory without bound. The database side is bounded per token
+// (store.DefaultInstancesPerToken).
+const (
+	fleetMaxPending = 10000
+	fleetMaxTracked = 20000
+)
+
+// fleetKey is an instance as the database keys it: owned by its token.
+type fleetKey struct {
+	token    int64
+	instance string // "" for fetches without an instance id: the token's last use only
+}
+
+type fleetWrite struct {
+	fetch store.RuntimeFetch // At zeroed: what was reported
+	at    time.Time
+}
+
+// fleetRecorder batches runtime fetches into periodic database writes.
 type fleetRecorder struct {
-	db  *store.DB
-	log *slog.Logger
-	mu  sync.Mutex
-	// last is the last write per instance id ("token:<id>" for fetches
-	// without one).
-	last map[string]store.RuntimeFetch
-	at   map[string]time.Time
+	db       *store.DB
+	log      *slog.Logger
+	metrics  *apiMetrics
+	perToken int
+	now      func() time.Time
+	mu       sync.Mutex
+	pending  map[fleetKey]store.RuntimeFetch
+	written  map[fleetKey]fleetWrite
+	// flushMu makes flushes one at a time (the ticker and Close).
+	flushMu sync.Mutex
 }
 
-func newFleetRecorder(db *store.DB, log *slog.Logger) *fleetRecorder {
-	return &fleetRecorder{db: db, log: log, last: map[string]store.RuntimeFetch{}, at: map[string]time.Time{}}
+func newFleetRecorder(db *store.DB, log *slog.Logger, m *apiMetrics) *fleetRecorder {
+	return &fleetRecorder{db: db, log: log, metrics: m, perToken: store.DefaultInstancesPerToken, now: func() time.Time { return db.Now() },
+		pending: map[fleetKey]store.RuntimeFetch{}, written: map[fleetKey]fleetWrite{}}
 }
 
-// record notes a fetch by token from c's identification headers. A failed
-// write is logged, never fails the fetch: serving the bundle matters more.
-func (f *fleetRecorder) record(c echo.Context, tokenID int64) {
-	h := c.Request().Header
-	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(h.Get(headerInstanceID)),
-		Name: cleanHeader(h.Get(headerRuntimeName)), RemoteAddr: c.RealIP()}
+// record notes a fetch by token from r's identification headers, in
+// memory. An unchanged report of a recently written instance (the common
+// case: a runtime polling) allocates nothing.
+func (f *fleetRecorder) record(r *http.Request, tokenID int64) {
+	h := r.Header
+	remote, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		remote = r.RemoteAddr
+	}
+	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(h.Get(headerInstanceID), 128),
+		Name: cleanHeader(h.Get(headerRuntimeName), 128), RemoteAddr: remote,
+		Refused: cleanHeader(h.Get(headerRefused), maxRefusedBytes)}
 	if v, err := strconv.ParseInt(h.Get(headerBundleVersion), 10, 64); err == nil && v > 0 {
 		fetch.Version = v
 	}
-	key := fetch.InstanceID
-	if key == "" {
-		key = "token:" + strconv.FormatInt(tokenID, 10)
-	}
-	now := time.Now()
+	key := fleetKey{token: tokenID, instance: fetch.InstanceID}
+	now := f.now()
 	f.mu.Lock()
-	if prev, ok := f.last[key]; ok && prev == fetch && now.Sub(f.at[key]) < fleetWriteEvery {
-		f.mu.Unlock()
+	defer f.mu.Unlock()
+	if w, ok := f.written[key]; ok && w.fetch == fetch && now.Sub(w.at) < fleetWriteEvery {
+		if _, waiting := f.pending[key]; !waiting {
+			return
+		}
+	}
+	if _, ok := f.pending[key]; !ok && len(f.pending) >= fleetMaxPending {
+		f.metrics.fleetDropped.Inc()
 		return
 	}
-	if len(f.last) >= fleetMaxTracked {
-		clear(f.last)
-		clear(f.at)
-	}
-	f.last[key], f.at[key] = fetch, now
+	fetch.At = now
+	f.pending[key] = fetch
+}
+
+// flush writes the pending fetches in one transaction. A failed write is
+// logged and kept for the next flush, never fails a fetch: serving the
+// bundle matters more.
+func (f *fleetRecorder) flush(ctx context.Context) {
+	f.flushMu.Lock()
+	defer f.flushMu.Unlock()
+	f.mu.Lock()
+	batch := f.pending
+	f.pending = map[fleetKey]store.RuntimeFetch{}
 	f.mu.Unlock()
-	if err := f.db.RecordRuntimeFetch(c.Request().Context(), fetch); err != nil {
-		f.log.Warn("recording runtime fetch", "instance", fetch.InstanceID, "err", err)
-		f.mu.Lock()
-		delete(f.last, key) // try again on the next fetch
-		f.mu.Unlock()
+	if len(batch) == 0 {
+		return
+	}
+	fetches := make([]store.RuntimeFetch, 0, len(batch))
+	for _, fe := range batch {
+		fetches = append(fetches, fe)
+	}
+	evicted, err := f.db.RecordRuntimeFetches(ctx, fetches, f.perToken)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		f.metrics.fleetFailures.Inc()
+		f.log.Warn("recording runtime fetches", "count", len(batch), "err", err)
+		for k, fe := range batch {
+			if _, newer := f.pending[k]; !newer {
+				f.pending[k] = fe
+			}
+		}
+		return
+	}
+	f.metrics.fleetWrites.Add(float64(len(batch)))
+	f.metrics.fleetEvicted.Add(float64(evicted))
+	if len(f.written)+len(batch) > fleetMaxTracked {
+		clear(f.written)
+	}
+	for k, fe := range batch {
+		at := fe.At
+		fe.At = time.Time{}
+		f.written[k] = fleetWrite{fetch: fe, at: at}
 	}
 }
 
-// cleanHeader keeps an identification header printable and short: it is
-// shown on the Runtimes page (escaped by templ, but still no control
-// characters or megabyte names).
-func cleanHeader(v string) string {
-	out := make([]rune, 0, len(v))
+// cleanHeader keeps an identification header printable and at most max
+// bytes (cut at a character boundary): it is shown on the Runtimes page
+// (escaped by templ, but still no control characters or megabyte names).
+func cleanHeader(v string, max int) string {
+	if len(v) <= max && printable(v) {
+		return v
+	}
+	out := make([]byte, 0, min(len(v), max))
 	for _, r := range v {
-		if unicode.IsPrint(r) {
-			out = append(out, r)
+		if !unicode.IsPrint(r) {
+			continue
 		}
-		if len(out) == 128 {
+		if len(out)+utf8.RuneLen(r) > max {
 			break
 		}
+		out = utf8.AppendRune(out, r)
 	}
 	return string(out)
+}
+
+func printable(v string) bool {
+	if !utf8.ValidString(v) {
+		return false
+	}
+	for _, r := range v {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -22,15 +22,19 @@ func (s *Server) newAPI() *echo.Echo {
 	e.GET("/api/v1/bundle", s.apiBundle)
 	e.GET("/api/v1/bundles/:version", s.apiBundleVersion)
 	e.GET("/api/v1/keys", s.apiKeys)
+	e.GET("/api/v1/metrics", s.apiMetricsPage)
 	return e
 }
+
+// apiCSP: an API answer is never a document to render or frame.
+const apiCSP = "default-src 'none'; frame-ancestors 'none'"
 
 // apiHeaders: no sniffing a JWS into something else, and no framing.
 func apiHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+		h.Set("Content-Security-Policy", apiCSP)
 		return next(c)
 	}
 }

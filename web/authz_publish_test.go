@@ -23,6 +23,7 @@ func init() {
 	authzCases = append(authzCases, []authzCase{
 		{"GET", "/bundles", see, ok, ok, ok},
 		{"GET", "/bundles/compare", see, bad, bad, bad}, // no versions chosen
+		{"GET", "/bundles/next", see, ok, ok, ok},
 		{"GET", "/bundles/:version/download", see, gone, gone, gone},
 		{"GET", "/keys", see, ok, ok, ok},
 		{"GET", "/runtimes", see, ok, ok, ok},
@@ -57,6 +58,7 @@ func TestRuntimeAPIAuthorization(t *testing.T) {
 		{"/api/v1/bundles/1", 200, 401},
 		{"/api/v1/bundles/7", 404, 401},
 		{"/api/v1/keys", 200, 200},
+		{"/api/v1/metrics", 200, 401},
 		{"/api/v1/nope", 404, 404},
 	}
 	for _, r := range routes {

@@ -22,6 +22,7 @@ func newPublishApp(t *testing.T) *testApp {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { srv.Close(context.Background()) })
 	a.srv = srv
 	return a
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/store"
@@ -19,8 +18,9 @@ var bundlesNotices = map[string]string{
 	"rolledback": "Old content republished as a new version.",
 }
 
-// bundlesPage is GET /bundles: current version, preview of the next one,
-// compare and history. Everyone may read it; only admins see the forms.
+// bundlesPage is GET /bundles: current version, compare and history, and a
+// placeholder that loads the preview of the next one (bundlesNext) once the
+// page is shown. Everyone may read it; only admins see the forms.
 func (s *Server) bundlesPage(c echo.Context) error {
 	m, err := s.bundlesView(c)
 	if err != nil {
@@ -44,19 +44,6 @@ func (s *Server) bundlesView(c echo.Context) (views.BundlesView, error) {
 	}
 	if len(m.History) > 0 {
 		m.Current = &m.History[0]
-	}
-	p, err := s.deps.Store.PreviewPublish(ctx)
-	switch code := apperr.CodeOf(err); {
-	case code == apperr.Invalid || code == apperr.Conflict:
-		m.Problem = apperr.MessageOf(err)
-	case err != nil:
-		return m, err
-	default:
-		m.NextToolCount = len(p.Next.Tools)
-		m.Changes = changesView(p.Changes)
-		for _, w := range p.Withheld {
-			m.Withheld = append(m.Withheld, views.WithheldRow{Tool: w.Tool, Reason: w.Reason})
-		}
 	}
 	return m, nil
 }

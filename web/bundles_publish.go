@@ -25,7 +25,11 @@ func (s *Server) bundlesPublish(c echo.Context) error {
 		if verr != nil {
 			return verr
 		}
-		m.Errors, m.Note = errs, note
+		n, verr := s.nextBundleView(c, note)
+		if verr != nil {
+			return verr
+		}
+		m.Errors, m.Next = errs, &n
 		return render(c, status, views.BundlesPage(m))
 	}
 	if err != nil {

@@ -16,10 +16,23 @@ func TestBundlesPublishFlow(t *testing.T) {
 	admin, viewer := a.sessionCookie("admin"), a.sessionCookie("viewer")
 	a.exposeTool("list_orders")
 
+	// The page renders without the preview, which loads afterwards: with
+	// HTMX as a fragment, without JavaScript through the link as a page.
 	rec := a.do(request{method: "GET", path: "/bundles", cookie: admin})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="preview"`, `data-testid="tool-added"`, "list_orders", `data-testid="publish-form"`, "Nothing has been published yet")
-	rec = a.do(request{method: "GET", path: "/bundles", cookie: viewer})
+	wantBody(t, rec, `hx-get="/bundles/next"`, `hx-trigger="load"`, `<a href="/bundles/next">`, "Nothing has been published yet")
+	if strings.Contains(rec.Body.String(), `data-testid="preview"`) {
+		t.Error("the page computed the preview before rendering")
+	}
+	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: map[string]string{"HX-Request": "true"}})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="preview"`, `data-testid="tool-added"`, "list_orders", `data-testid="publish-form"`)
+	if strings.Contains(rec.Body.String(), "<html") {
+		t.Error("the HTMX answer is a whole page")
+	}
+	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: admin})
+	wantBody(t, rec, "<html", `data-testid="bundles-next"`, `data-testid="tool-added"`, `data-testid="publish-form"`)
+	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: viewer})
 	wantStatus(t, rec, 200)
 	if strings.Contains(rec.Body.String(), "publish-form") {
 		t.Error("a viewer is offered the publish form")
@@ -28,14 +41,15 @@ func TestBundlesPublishFlow(t *testing.T) {
 	rec = a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"first <publish>"}}})
 	wantStatus(t, rec, 303)
 	rec = a.do(request{method: "GET", path: "/bundles?done=published", cookie: admin})
-	wantBody(t, rec, `data-testid="current-version">v1<`, "first &lt;publish&gt;", `data-testid="no-changes"`, "Published.")
+	wantBody(t, rec, `data-testid="current-version">v1<`, "first &lt;publish&gt;", "Published.")
+	wantBody(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin}), `data-testid="no-changes"`)
 
 	// A policy change shows up as a policy field change in the preview.
 	if _, err := a.db.Publish(t.Context(), store.PublishRequest{}); err == nil {
 		t.Fatal("publish without key accepted")
 	}
 	store.MustAddTool(t, a.db, store.FixtureTool{Source: "billing", Name: "list_invoices", Method: "GET", Path: "/invoices", Class: risk.Read, Exposed: true})
-	rec = a.do(request{method: "GET", path: "/bundles", cookie: admin})
+	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: admin})
 	wantBody(t, rec, `data-testid="publish-problem"`, "billing", "has no origin")
 	rec = a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"kept"}}})
 	wantStatus(t, rec, 400)
@@ -154,6 +168,7 @@ func TestTokensAndRuntimesPages(t *testing.T) {
 	a.publish("")
 	h := map[string]string{"Authorization": "Bearer " + secret, headerInstanceID: "pod-7", headerRuntimeName: "checkout", headerBundleVersion: "1"}
 	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 200)
+	a.srv.pub.fleet.flush(t.Context())
 	rec = a.do(request{method: "GET", path: "/runtimes", cookie: a.sessionCookie("viewer")})
 	wantStatus(t, rec, 200)
 	wantBody(t, rec, "pod-7", "checkout", `data-testid="behind">1 behind`, "10m0s")

@@ -73,6 +73,7 @@ func newTestAppWith(t *testing.T, db *store.DB, withUsers bool) *testApp {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { srv.Close(context.Background()) })
 	a.srv = srv
 	return a
 }

@@ -30,7 +30,7 @@ func (s *Server) keysPage(c echo.Context) error {
 		return err
 	}
 	signing := ""
-	if cur, err := s.deps.Store.LatestBundle(c.Request().Context()); err == nil {
+	if cur, err := s.deps.Store.LatestBundleSummary(c.Request().Context()); err == nil {
 		signing = cur.KeyID
 	} else if apperr.CodeOf(err) != apperr.NotFound {
 		return err
@@ -78,7 +78,7 @@ func (s *Server) keysRetire(c echo.Context) error {
 		return errNoKeys
 	}
 	ctx := c.Request().Context()
-	cur, err := s.deps.Store.LatestBundle(ctx)
+	cur, err := s.deps.Store.LatestBundleSummary(ctx)
 	if apperr.CodeOf(err) == apperr.NotFound {
 		cur, err = nil, nil
 	}

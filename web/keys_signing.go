@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -26,24 +27,47 @@ type publishing struct {
 	// a publish must not read the active key while a rotation rewrites it.
 	keyMu      sync.Mutex
 	api        *echo.Echo
+	state      *apiState
+	metrics    *apiMetrics
 	cache      bundleCache
 	fleet      *fleetRecorder
+	preview    previewCache
 	staleAfter time.Duration
+	// stop ends the background loop (poll and fleet flushes); done is
+	// closed when it has.
+	stop context.CancelFunc
+	done chan struct{}
 }
+
+// defaultAPIPoll is how often a console checks the database for what
+// another process published or revoked, when Deps.APIPollInterval is zero.
+const defaultAPIPoll = 2 * time.Second
 
 // initPublishing creates the first signing key when the data directory has
 // none (audited as key.create) and builds the runtime API.
 func (s *Server) initPublishing(ctx context.Context) error {
-	s.pub = &publishing{keys: s.deps.Keys, staleAfter: s.deps.Config.RuntimeStaleAfter,
-		fleet: newFleetRecorder(s.deps.Store, s.deps.Logger)}
+	state, err := newAPIState(ctx, s.deps.Store)
+	if err != nil {
+		return fmt.Errorf("web.New: runtime API: %w", err)
+	}
+	m := newAPIMetrics(state)
+	s.pub = &publishing{keys: s.deps.Keys, staleAfter: s.deps.Config.RuntimeStaleAfter, state: state, metrics: m,
+		fleet: newFleetRecorder(s.deps.Store, s.deps.Logger, m)}
 	if s.pub.staleAfter <= 0 {
 		s.pub.staleAfter = defaultRuntimeStaleAfter
 	}
 	s.pub.api = s.newAPI()
+	poll := s.deps.APIPollInterval
+	if poll <= 0 {
+		poll = defaultAPIPoll
+	}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.pub.stop, s.pub.done = stop, make(chan struct{})
+	go s.pub.background(bg, s.deps.Logger, poll)
 	if s.pub.keys == nil {
 		return nil
 	}
-	err := s.deps.Store.RecordKeyChange(ctx, store.KeyChange{Actor: "system", Action: store.KeyCreate,
+	err = s.deps.Store.RecordKeyChange(ctx, store.KeyChange{Actor: "system", Action: store.KeyCreate,
 		Apply: func() (string, any, any, error) {
 			k, created, err := s.pub.keys.EnsureActive(rand.Reader, s.deps.Store.Now())
 			if err != nil {
@@ -58,6 +82,35 @@ func (s *Server) initPublishing(ctx context.Context) error {
 		return fmt.Errorf("web.New: signing key: %w", err)
 	}
 	return nil
+}
+
+// background polls the database for other processes' changes and flushes
+// fleet records until ctx ends.
+func (p *publishing) background(ctx context.Context, log *slog.Logger, poll time.Duration) {
+	defer close(p.done)
+	pollT, flushT := time.NewTicker(poll), time.NewTicker(fleetFlushEvery)
+	defer pollT.Stop()
+	defer flushT.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-pollT.C:
+			if err := p.state.poll(ctx); err != nil && ctx.Err() == nil {
+				log.Warn("runtime API: checking for a new bundle or token change", "err", err)
+			}
+		case <-flushT.C:
+			p.fleet.flush(ctx)
+		}
+	}
+}
+
+// Close stops the background loop and writes the fleet records still
+// pending. Call it once the HTTP server has stopped taking requests.
+func (s *Server) Close(ctx context.Context) {
+	s.pub.stop()
+	<-s.pub.done
+	s.pub.fleet.flush(ctx)
 }
 
 // errKeyExists aborts the key.create audit transaction when there was a key

@@ -95,7 +95,11 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			if v.Status >= 400 || v.Error != nil {
 				attrs = append(attrs, slog.String("error", errorClass(c, v.Error, v.Status)))
 			}
-			s.deps.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", attrs...)
+			level := slog.LevelInfo
+			if v.Status == http.StatusNotModified {
+				level = slog.LevelDebug // a fleet polling the bundle API makes mostly these
+			}
+			s.deps.Logger.LogAttrs(c.Request().Context(), level, "request", attrs...)
 			return nil
 		},
 	})(next)

@@ -51,6 +51,7 @@ func (s *Server) routes() {
 	e.GET("/audit/export", s.auditExport, viewer...)
 	e.GET("/bundles", s.bundlesPage, viewer...)
 	e.GET("/bundles/compare", s.bundlesCompare, viewer...)
+	e.GET("/bundles/next", s.bundlesNext, viewer...)
 	e.GET("/bundles/:version/download", s.bundlesDownload, viewer...)
 	e.GET("/keys", s.keysPage, viewer...)
 	e.GET("/runtimes", s.runtimesList, viewer...)

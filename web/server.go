@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
@@ -36,6 +37,11 @@ type Deps struct {
 	// Keys holds the bundle signing keys (DATA_DIR/keys); New creates the
 	// first one. nil: publishing and key pages answer that there is no key.
 	Keys *bundle.KeyDir
+	// APIPollInterval is how often the runtime API checks the database for
+	// a bundle published or a token changed by another process (a second
+	// console, the CLI); 0 means 2 s. Changes made through this server are
+	// seen at once.
+	APIPollInterval time.Duration
 }
 
 // Server is the console's HTTP handler.
@@ -96,6 +102,9 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 // HTML error middleware ever runs on it (see api_server.go).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
+		if s.notModifiedFast(w, r) {
+			return
+		}
 		s.pub.api.ServeHTTP(w, r)
 		return
 	}

@@ -105,10 +105,11 @@ func (c consoleSide) exposeApproved(tool string) {
 	}
 }
 
-// publish signs the next bundle on the Bundles page.
+// publish signs the next bundle from the preview the Bundles page loads
+// (/bundles/next, the no-JavaScript fallback of its HTMX fragment).
 func (c consoleSide) publish(note string) {
 	c.t.Helper()
-	c.ops.open("/bundles").form(`^/bundles$`).set("note", note).submit().done("published")
+	c.ops.open("/bundles/next").form(`^/bundles$`).set("note", note).submit().done("published")
 }
 
 // token creates a runtime token on the Tokens page and reads it from the

@@ -71,7 +71,12 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nSign in at %s/login\n", cfg.BaseURL, cfg.BaseURL)
 	}
-	if err := serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace); err != nil {
+	err = serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
+	// Requests have stopped: write the fleet records still in memory.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	srv.Close(cctx)
+	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil

@@ -33,6 +33,9 @@ type Preview struct {
 	Next     *bundle.Bundle
 	Changes  bundle.Changes
 	Withheld []WithheldTool
+	// Generation is the PublishGeneration the preview was built from: the
+	// same number later means the same preview.
+	Generation int64
 }
 
 // PreviewPublish builds the next bundle without signing or storing it. A
@@ -55,7 +58,11 @@ func (db *DB) preview(ctx context.Context, tx *sqlx.Tx, ttl time.Duration) (*Pre
 	if err != nil {
 		return nil, err
 	}
-	p := &Preview{Withheld: state.withheld}
+	gen, err := publishGeneration(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	p := &Preview{Withheld: state.withheld, Generation: gen}
 	var current *bundle.Bundle
 	version := int64(1)
 	if cur, err := latestBundle(ctx, tx); err == nil {
@@ -75,41 +82,42 @@ func (db *DB) preview(ctx context.Context, tx *sqlx.Tx, ttl time.Duration) (*Pre
 	return p, nil
 }
 
-// Publish signs the exposed, approved state as the next version (max + 1)
-// and audits "bundle.publish". It returns the stored record.
+// publishAttempts bounds how often Publish rebuilds when the state changed
+// between building and storing.
+const publishAttempts = 3
+
+// errStateChanged aborts a publish whose state changed after it was built.
+var errStateChanged = errors.New("publishable state changed while publishing")
+
+// Publish signs the exposed, approved state as the next version and audits
+// "bundle.publish". It returns the stored record.
 //
-// The bundle is built and signed from a read-only snapshot before the
-// write transaction; the write transaction re-reads a stamp of the
-// publishable state (publishStamp) and refuses with a Conflict when it
-// changed meanwhile (a policy edit, an approval, another publish), so what
-// is stored is exactly the state that was signed and two publishers never
-// collide on a version; Publish then builds again from the new state.
+// The bundle is built and signed from a read snapshot, outside the write
+// transaction (building a thousand-tool bundle takes long enough to stall
+// every other writer); the write transaction only checks that the publish
+// generation is still the one the bundle was built from, then inserts. Any
+// change in between (an edit, an approval, another publish taking the
+// version number) moves the generation, and the build starts again.
 func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
-	// A publisher that loses the race to another one (or to a policy edit)
-	// builds again from the new state, as it would have had it queued for
-	// the write lock; each round at least one publisher commits.
-	var err error
-	for range publishAttempts {
-		var rec *BundleRecord
-		if rec, err = db.publishOnce(ctx, req); !errors.Is(err, errStalePublish) {
+	for attempt := 1; ; attempt++ {
+		rec, err := db.publishOnce(ctx, req)
+		if !errors.Is(err, errStateChanged) {
+			if err == nil {
+				db.local.bundles.Add(1)
+			}
 			return rec, err
 		}
+		if attempt == publishAttempts {
+			return nil, apperr.Conflictf("The project kept changing while publishing; publish again.")
+		}
 	}
-	return nil, err
 }
-
-// publishAttempts bounds how often Publish rebuilds after losing a race.
-const publishAttempts = 8
 
 func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
 	var p *Preview
-	var stamp string
-	err := db.readTx(ctx, "publish", func(tx *sqlx.Tx) error {
+	err := db.readTx(ctx, "publish: build", func(tx *sqlx.Tx) error {
 		var err error
-		if p, err = db.preview(ctx, tx, req.TTL); err != nil {
-			return err
-		}
-		stamp, err = publishStamp(ctx, tx)
+		p, err = db.preview(ctx, tx, req.TTL)
 		return err
 	})
 	if err != nil {
@@ -117,11 +125,18 @@ func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecor
 	}
 	rec, err := signRecord(req, p.Next, 0)
 	if err != nil {
-		return nil, fmt.Errorf("publish: %w", err)
+		return nil, err
+	}
+	if db.afterPublishBuild != nil {
+		db.afterPublishBuild()
 	}
 	err = db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
-		if err := samePublishState(ctx, tx, stamp); err != nil {
+		gen, err := publishGeneration(ctx, tx)
+		if err != nil {
 			return err
+		}
+		if gen != p.Generation {
+			return errStateChanged
 		}
 		if err := insertBundle(ctx, tx, rec); err != nil {
 			return err
@@ -189,11 +204,11 @@ func (db *DB) Rollback(ctx context.Context, req PublishRequest, from int64) (*Bu
 	if err != nil {
 		return nil, err
 	}
+	db.local.bundles.Add(1)
 	return rec, nil
 }
 
-// signRecord signs b with the request's key and returns the record to
-// insert.
+// signRecord signs b with the request's key into the record to insert.
 func signRecord(req PublishRequest, b *bundle.Bundle, rollbackOf int64) (*BundleRecord, error) {
 	if len(req.Key.Private) == 0 {
 		return nil, apperr.Conflictf("There is no signing key: start the console once with `toolgate serve` to create one.")

@@ -60,7 +60,7 @@ type approvalRow struct {
 }
 
 // exposedToolsQuery and approvedRequestsQuery are everything a bundle is
-// built from (with the latest version); publishStamp digests their rows.
+// built from (with the latest version).
 const (
 	exposedToolsQuery = `SELECT t.id, t.name, t.method, t.path, t.operation_json, t.reasons_json,
 			t.detected_class, t.class, t.risk_override_reason, t.risk_override_by, p.policy_json,

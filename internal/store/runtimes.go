@@ -25,12 +25,11 @@ type RuntimeAuth struct {
 	CurrentETag    string
 }
 
-// AuthenticateRuntime checks a bearer token and reads the current bundle's
-// version and ETag in one statement. It is the hot path of GET
-// /api/v1/bundle (a fleet polling for 304s), so unlike other methods it runs
-// one autocommit SELECT instead of a transaction: every transaction here is
-// IMMEDIATE (see DSN) and would queue readers behind each other and behind
-// writers for no benefit, since a single statement reads one snapshot.
+// AuthenticateRuntime checks a bearer token against the database and reads
+// the current bundle's version and ETag in one statement. The console's
+// runtime API does not call it per request: it answers from an in-memory
+// token index and bundle (web/api_state.go, fed by ActiveRuntimeTokens and
+// ServedBundle); this is the one-off check for tools and tests.
 func (db *DB) AuthenticateRuntime(ctx context.Context, token string) (*RuntimeAuth, error) {
 	if len(token) < len(RuntimeTokenPrefix)+8 || len(token) > 200 {
 		return nil, errBadRuntimeToken
@@ -66,29 +65,94 @@ type RuntimeFetch struct {
 	Name       string
 	Version    int64 // the bundle version it says it runs (0: none yet)
 	RemoteAddr string
+	// Refused is the runtime's last refusal reason (X-Toolgate-Refused), ""
+	// when it has none.
+	Refused string
+	// At is when the fetch happened; zero means the store's clock.
+	At time.Time
 }
 
-// RecordRuntimeFetch notes a fetch: the token's last use and the instance's
-// row (created on first sight). It is not audited: it is a runtime
-// reporting in, not a change anyone made, and a fleet polling every few
-// seconds would bury the audit log. The caller rate-limits these writes.
+// DefaultInstancesPerToken bounds the instance rows one runtime token can
+// own: a token holder inventing instance ids evicts its own oldest rows,
+// not the page's memory or anyone else's.
+const DefaultInstancesPerToken = 200
+
+// RecordRuntimeFetch records one fetch (RecordRuntimeFetches with the
+// default bound).
 func (db *DB) RecordRuntimeFetch(ctx context.Context, f RuntimeFetch) error {
-	return db.inTx(ctx, "record runtime fetch", func(tx *sqlx.Tx) error {
-		now := formatTime(db.Now())
-		if _, err := tx.ExecContext(ctx, `UPDATE runtime_tokens SET last_used_at = ? WHERE id = ?`, now, f.TokenID); err != nil {
-			return err
+	_, err := db.RecordRuntimeFetches(ctx, []RuntimeFetch{f}, DefaultInstancesPerToken)
+	return err
+}
+
+// RecordRuntimeFetches writes a batch of fetches in one transaction: each
+// token's last use and each instance's row, created on first sight. A row
+// is keyed by (token, instance id), so a token can only ever update rows it
+// created. After the batch, each token touched keeps at most perToken rows:
+// the least recently seen are deleted and counted on the token (shown on
+// the Runtimes page). It returns how many rows were evicted.
+//
+// Not audited: it is runtimes reporting in, not a change anyone made, and a
+// fleet polling every few seconds would bury the audit log. The caller
+// batches and rate-limits these writes.
+func (db *DB) RecordRuntimeFetches(ctx context.Context, fetches []RuntimeFetch, perToken int) (int64, error) {
+	if perToken <= 0 {
+		return 0, apperr.Invalidf("The bound on instances per token must be positive.")
+	}
+	var evicted int64
+	err := db.inTx(ctx, "record runtime fetches", func(tx *sqlx.Tx) error {
+		tokens := map[int64]string{} // token id -> latest fetch time
+		for _, f := range fetches {
+			at := f.At
+			if at.IsZero() {
+				at = db.Now()
+			}
+			now := formatTime(at)
+			if now > tokens[f.TokenID] {
+				tokens[f.TokenID] = now
+			}
+			if f.InstanceID == "" {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO runtime_instances
+					(token_id, instance_id, name, version, remote_addr, refused, first_seen, last_seen)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (token_id, instance_id) DO UPDATE SET name = excluded.name, version = excluded.version,
+					remote_addr = excluded.remote_addr, refused = excluded.refused,
+					last_seen = max(last_seen, excluded.last_seen)`,
+				f.TokenID, f.InstanceID, f.Name, f.Version, f.RemoteAddr, f.Refused, now, now); err != nil {
+				return err
+			}
 		}
-		if f.InstanceID == "" {
-			return nil
+		for id, at := range tokens {
+			if _, err := tx.ExecContext(ctx, `UPDATE runtime_tokens SET last_used_at = max(COALESCE(last_used_at, ''), ?) WHERE id = ?`, at, id); err != nil {
+				return err
+			}
+			n, err := evictInstances(ctx, tx, id, perToken, at)
+			if err != nil {
+				return err
+			}
+			evicted += n
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO runtime_instances
-				(instance_id, name, token_id, version, remote_addr, first_seen, last_seen)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (instance_id) DO UPDATE SET name = excluded.name, token_id = excluded.token_id,
-				version = excluded.version, remote_addr = excluded.remote_addr, last_seen = excluded.last_seen`,
-			f.InstanceID, f.Name, f.TokenID, f.Version, f.RemoteAddr, now, now)
-		return err
+		return nil
 	})
+	return evicted, err
+}
+
+// evictInstances deletes token id's least recently seen rows beyond keep
+// and counts them on the token.
+func evictInstances(ctx context.Context, tx *sqlx.Tx, id int64, keep int, at string) (int64, error) {
+	res, err := tx.ExecContext(ctx, `DELETE FROM runtime_instances WHERE token_id = ? AND rowid NOT IN (
+			SELECT rowid FROM runtime_instances WHERE token_id = ? ORDER BY last_seen DESC, rowid DESC LIMIT ?)`,
+		id, id, keep)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runtime_tokens SET instances_evicted = instances_evicted + ?, last_evicted_at = ? WHERE id = ?`, n, at, id)
+	return n, err
 }
 
 // RuntimeInstance is one runtime process seen fetching bundles.
@@ -98,27 +162,41 @@ type RuntimeInstance struct {
 	TokenName  string
 	Version    int64
 	RemoteAddr string
+	Refused    string // last refusal reason it reported; "" when none
 	FirstSeen  time.Time
 	LastSeen   time.Time
 }
 
 // ListRuntimeInstances returns every instance, most recently seen first.
 func (db *DB) ListRuntimeInstances(ctx context.Context) ([]*RuntimeInstance, error) {
+	out, _, err := db.RuntimeInstancesPage(ctx, -1, 0)
+	return out, err
+}
+
+// RuntimeInstancesPage returns limit instances (all when limit < 0) from
+// offset, most recently seen first, and how many there are in total.
+func (db *DB) RuntimeInstancesPage(ctx context.Context, limit, offset int) ([]*RuntimeInstance, int, error) {
 	var out []*RuntimeInstance
+	var total int
 	err := db.readTx(ctx, "list runtime instances", func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &total, `SELECT count(*) FROM runtime_instances`); err != nil {
+			return err
+		}
 		var rows []struct {
 			InstanceID string `db:"instance_id"`
 			Name       string `db:"name"`
 			TokenName  string `db:"token_name"`
 			Version    int64  `db:"version"`
 			RemoteAddr string `db:"remote_addr"`
+			Refused    string `db:"refused"`
 			FirstSeen  string `db:"first_seen"`
 			LastSeen   string `db:"last_seen"`
 		}
 		if err := tx.SelectContext(ctx, &rows, `SELECT i.instance_id, i.name, t.name AS token_name, i.version,
-				i.remote_addr, i.first_seen, i.last_seen
+				i.remote_addr, i.refused, i.first_seen, i.last_seen
 			FROM runtime_instances i JOIN runtime_tokens t ON t.id = i.token_id
-			ORDER BY i.last_seen DESC, i.name, i.instance_id`); err != nil {
+			ORDER BY i.last_seen DESC, i.name, i.instance_id, t.name
+			LIMIT ? OFFSET ?`, limit, max(offset, 0)); err != nil {
 			return err
 		}
 		for _, r := range rows {
@@ -131,9 +209,9 @@ func (db *DB) ListRuntimeInstances(ctx context.Context) ([]*RuntimeInstance, err
 				return err
 			}
 			out = append(out, &RuntimeInstance{InstanceID: r.InstanceID, Name: r.Name, TokenName: r.TokenName,
-				Version: r.Version, RemoteAddr: r.RemoteAddr, FirstSeen: first, LastSeen: last})
+				Version: r.Version, RemoteAddr: r.RemoteAddr, Refused: r.Refused, FirstSeen: first, LastSeen: last})
 		}
 		return nil
 	})
-	return out, err
+	return out, total, err
 }

@@ -7,8 +7,8 @@
 // (planning an import, building and signing a bundle) happens from a
 // read-only snapshot before the write transaction, which re-reads a cheap
 // stamp of what the work depended on and refuses a stale result with a
-// Conflict (importStamp, publishStamp). A method that changes state records an audit entry in the same
-// transaction (appendAudit), so a change and its audit record exist together
+// Conflict (importStamp; a publish compares the publish generation). A
+// method that changes state records an audit entry in the same transaction (appendAudit), so a change and its audit record exist together
 // or not at all. "Not found" is an apperr.NotFound error, never (nil, nil),
 // and SQLite constraint violations become apperr.Conflict in one place
 // (mapError).
@@ -43,6 +43,12 @@ type DB struct {
 	rdb *sqlx.DB
 	// Now is the clock used for timestamps and expiry; tests replace it.
 	Now func() time.Time
+	// local counts this process's commits that in-memory caches follow
+	// (served.go).
+	local localChanges
+	// afterPublishBuild, when set (tests), runs between building a bundle
+	// and storing it.
+	afterPublishBuild func()
 }
 
 // BusyTimeout bounds how long a write waits for another writer before it

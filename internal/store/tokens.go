@@ -31,6 +31,10 @@ type RuntimeToken struct {
 	CreatedBy  string
 	RevokedAt  *time.Time
 	LastUsedAt *time.Time
+	// InstancesEvicted counts the instance rows deleted to keep the token
+	// under its bound (DefaultInstancesPerToken), the last at LastEvictedAt.
+	InstancesEvicted int64
+	LastEvictedAt    *time.Time
 }
 
 type tokenRow struct {
@@ -40,6 +44,8 @@ type tokenRow struct {
 	CreatedBy  string         `db:"created_by"`
 	RevokedAt  sql.NullString `db:"revoked_at"`
 	LastUsedAt sql.NullString `db:"last_used_at"`
+	Evicted    int64          `db:"instances_evicted"`
+	EvictedAt  sql.NullString `db:"last_evicted_at"`
 }
 
 func (r tokenRow) token() (*RuntimeToken, error) {
@@ -47,11 +53,14 @@ func (r tokenRow) token() (*RuntimeToken, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &RuntimeToken{ID: r.ID, Name: r.Name, CreatedAt: created, CreatedBy: r.CreatedBy}
+	t := &RuntimeToken{ID: r.ID, Name: r.Name, CreatedAt: created, CreatedBy: r.CreatedBy, InstancesEvicted: r.Evicted}
 	if t.RevokedAt, err = parseTokenTime(r.RevokedAt); err != nil {
 		return nil, err
 	}
 	if t.LastUsedAt, err = parseTokenTime(r.LastUsedAt); err != nil {
+		return nil, err
+	}
+	if t.LastEvictedAt, err = parseTokenTime(r.EvictedAt); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -100,6 +109,9 @@ func (db *DB) CreateRuntimeToken(ctx context.Context, actor, name string) (*Runt
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "token.create", Subject: subjectRuntimeToken(id),
 			After: auditJSON(tok.auditView())})
 	})
+	if err == nil {
+		db.local.tokens.Add(1)
+	}
 	if apperr.CodeOf(err) == apperr.Conflict {
 		return nil, "", apperr.Conflictf("A token named %q exists already (revoked tokens keep their name).", name)
 	}
@@ -127,6 +139,9 @@ func (db *DB) RevokeRuntimeToken(ctx context.Context, actor, name string) (*Runt
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "token.revoke", Subject: subjectRuntimeToken(before.ID),
 			Before: auditJSON(before.auditView()), After: auditJSON(tok.auditView())})
 	})
+	if err == nil {
+		db.local.tokens.Add(1)
+	}
 	return tok, err
 }
 
@@ -135,7 +150,7 @@ func (db *DB) ListRuntimeTokens(ctx context.Context) ([]*RuntimeToken, error) {
 	var out []*RuntimeToken
 	err := db.readTx(ctx, "list runtime tokens", func(tx *sqlx.Tx) error {
 		var rows []tokenRow
-		if err := tx.SelectContext(ctx, &rows, `SELECT id, name, created_at, created_by, revoked_at, last_used_at
+		if err := tx.SelectContext(ctx, &rows, `SELECT id, name, created_at, created_by, revoked_at, last_used_at, instances_evicted, last_evicted_at
 			FROM runtime_tokens ORDER BY revoked_at IS NOT NULL, name`); err != nil {
 			return err
 		}
@@ -154,7 +169,7 @@ func (db *DB) ListRuntimeTokens(ctx context.Context) ([]*RuntimeToken, error) {
 // tokenBy loads a token by "id" or "name" (the column is never user input).
 func tokenBy(ctx context.Context, tx *sqlx.Tx, column string, v any) (*RuntimeToken, error) {
 	var r tokenRow
-	err := tx.GetContext(ctx, &r, `SELECT id, name, created_at, created_by, revoked_at, last_used_at
+	err := tx.GetContext(ctx, &r, `SELECT id, name, created_at, created_by, revoked_at, last_used_at, instances_evicted, last_evicted_at
 		FROM runtime_tokens WHERE `+column+` = ?`, v)
 	if err != nil {
 		return nil, notFound(err, "The runtime token")
