@@ -25,7 +25,7 @@ type faultTransport struct {
 	rnd   *rand.Rand
 	ends  []time.Time     // when each attempt's timeout would end, on clock
 	lefts []time.Duration // each attempt's own timeout, as its context says
-	last  time.Time   // when the last attempt returned, on clock
+	last  time.Time       // when the last attempt returned, on clock
 }
 
 func (f *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
