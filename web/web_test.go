@@ -237,7 +237,7 @@ func TestUserAdministration(t *testing.T) {
 	post := func(path string, form url.Values, hdr map[string]string) *http.Response {
 		return a.do(request{method: "POST", path: path, form: form, cookie: admin, csrf: true, header: hdr}).Result()
 	}
-	form := url.Values{"email": {"new@example.com"}, "role": {"viewer", "approver"}, "password": {testPassword}, "password_confirm": {testPassword}}
+	form := url.Values{"email": {"new@example.com"}, "role": {"viewer", "admin"}, "password": {testPassword}, "password_confirm": {testPassword}}
 	if resp := post("/users", form, nil); resp.StatusCode != 303 {
 		t.Fatalf("add: %d", resp.StatusCode)
 	}
