@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/views"
 )
@@ -20,28 +21,81 @@ var approvalNotices = map[string]string{
 // approvalsList shows the pending queue and the decided history (viewer+
 // reads; only approvers get approve/reject, never on their own requests).
 func (s *Server) approvalsList(c echo.Context) error {
+	m, err := s.approvalsView(c)
+	if err != nil {
+		return err
+	}
+	m.Notice = approvalNotices[c.QueryParam("done")]
+	return render(c, http.StatusOK, views.ApprovalsPage(m))
+}
+
+// approvalsView reads the pending queue, marking requests that no longer
+// match their tool, and the decided history.
+func (s *Server) approvalsView(c echo.Context) (views.ApprovalsView, error) {
 	ctx := c.Request().Context()
 	me := currentUser(c)
 	now := s.deps.Store.Now()
-	m := views.ApprovalsView{Page: s.page(c, "Approvals"), Notice: approvalNotices[c.QueryParam("done")]}
+	m := views.ApprovalsView{Page: s.page(c, "Approvals")}
+	pending, err := s.deps.Store.ChangeRequests(ctx, store.ChangeRequestFilter{Pending: true})
+	if err != nil {
+		return m, err
+	}
+	stale, err := s.deps.Store.StaleReasons(ctx, pending)
+	if err != nil {
+		return m, err
+	}
+	decided, err := s.deps.Store.ChangeRequests(ctx, store.ChangeRequestFilter{Decided: true, Limit: 100})
+	if err != nil {
+		return m, err
+	}
 	for _, f := range []struct {
-		filter store.ChangeRequestFilter
-		into   *[]views.ChangeRequestVM
-	}{
-		{store.ChangeRequestFilter{Pending: true}, &m.Pending},
-		{store.ChangeRequestFilter{Decided: true, Limit: 100}, &m.History},
-	} {
-		list, err := s.deps.Store.ChangeRequests(ctx, f.filter)
-		if err != nil {
-			return err
-		}
-		for i := range list {
-			vm, err := changeRequestVM(&list[i], me, now)
+		list []store.ChangeRequest
+		into *[]views.ChangeRequestVM
+	}{{pending, &m.Pending}, {decided, &m.History}} {
+		for i := range f.list {
+			vm, err := changeRequestVM(&f.list[i], me, now)
 			if err != nil {
-				return err
+				return m, err
 			}
+			vm.Stale = stale[vm.ID]
 			*f.into = append(*f.into, vm)
 		}
 	}
-	return render(c, http.StatusOK, views.ApprovalsPage(m))
+	return m, nil
+}
+
+// approvalsRefused shows the Approvals page again with a refused decision
+// at the request's form (or at the top when the request is no longer
+// pending), keeping what the approver typed.
+func (s *Server) approvalsRefused(c echo.Context, id int64, refusal error) error {
+	status, errs, ok := decisionProblem(refusal)
+	if !ok {
+		return refusal
+	}
+	m, err := s.approvalsView(c)
+	if err != nil {
+		return err
+	}
+	shown := false
+	for i := range m.Pending {
+		if m.Pending[i].ID == id && m.Pending[i].CanDecide {
+			m.Pending[i].Error, m.Pending[i].Comment, shown = errs[0].Message, c.FormValue("comment"), true
+		}
+	}
+	if !shown {
+		m.Errors = errs
+	}
+	return render(c, status, views.ApprovalsPage(m))
+}
+
+// decisionProblem is formProblem for decisions: a refusal for who the
+// approver is (Forbidden) is shown on the page too.
+func decisionProblem(err error) (int, []views.FormError, bool) {
+	if status, errs, ok := formProblem(err); ok {
+		return status, errs, ok
+	}
+	if apperr.CodeOf(err) == apperr.Forbidden {
+		return statusOf[apperr.Forbidden], []views.FormError{{Message: apperr.MessageOf(err)}}, true
+	}
+	return 0, nil, false
 }

@@ -137,10 +137,15 @@ func TestApproverIndependence(t *testing.T) {
 		{"reset@example.com", newPW, "its requester boss@example.com reset the password of your account"},
 	} {
 		t.Run(tc.email, func(t *testing.T) {
-			rec := a.post(a.signIn(tc.email, tc.password), approve, url.Values{"comment": {"ok"}})
-			wantStatus(t, rec, 403)
-			wantBody(t, rec, "You cannot approve this request: "+tc.want, "less than 7 days ago", "another approver must decide it")
-			wantPending(t, a, cr)
+			cookie := a.signIn(tc.email, tc.password)
+			// Refused at the Approve button, and again at the confirmed form.
+			for _, confirm := range []string{"", "yes"} {
+				rec := a.post(cookie, approve, url.Values{"comment": {"ok"}, "confirm": {confirm}})
+				wantStatus(t, rec, 403)
+				wantBody(t, rec, `data-testid="approvals"`, "You cannot approve this request: "+tc.want, "less than 7 days ago",
+					"another approver must decide it")
+				wantPending(t, a, cr)
+			}
 		})
 	}
 
@@ -151,14 +156,14 @@ func TestApproverIndependence(t *testing.T) {
 			t.Fatal(err)
 		}
 		dcr := exposeRequest(t, a, deputy, riskyTool(t, a, "users_delete"))
-		rec := a.post(bossC, "/approvals/"+itoa(dcr.ID)+"/approve", url.Values{})
+		rec := a.post(bossC, "/approvals/"+itoa(dcr.ID)+"/approve", url.Values{"confirm": {"yes"}})
 		wantStatus(t, rec, 403)
 		wantBody(t, rec, "you created the account of its requester deputy@example.com")
 		wantPending(t, a, dcr)
 	})
 
 	t.Run("an independent approver", func(t *testing.T) {
-		rec := a.post(a.sessionCookie("approver"), approve, url.Values{"comment": {"fine"}})
+		rec := a.post(a.sessionCookie("approver"), approve, url.Values{"comment": {"fine"}, "confirm": {"yes"}})
 		wantStatus(t, rec, 303)
 		if got, _ := a.db.ChangeRequest(ctx, cr.ID); got.Status != store.StatusApproved {
 			t.Fatalf("status %s", got.Status)
@@ -169,7 +174,7 @@ func TestApproverIndependence(t *testing.T) {
 		later := time.Now().Add(store.DefaultApproverIndependence + time.Hour)
 		a.db.Now = func() time.Time { return later }
 		cr2 := exposeRequest(t, a, boss, riskyTool(t, a, "carts_delete"))
-		rec := a.post(a.signIn("sock@example.com", testPassword), "/approvals/"+itoa(cr2.ID)+"/approve", url.Values{})
+		rec := a.post(a.signIn("sock@example.com", testPassword), "/approvals/"+itoa(cr2.ID)+"/approve", url.Values{"confirm": {"yes"}})
 		wantStatus(t, rec, 303)
 		if got, _ := a.db.ChangeRequest(ctx, cr2.ID); got.Status != store.StatusApproved {
 			t.Fatalf("status %s", got.Status)
@@ -187,7 +192,7 @@ func TestApproverIndependence(t *testing.T) {
 		wantBody(t, rec, "less than 1 day ago")
 		later := time.Now().Add(25 * time.Hour)
 		a.db.Now = func() time.Time { return later }
-		wantStatus(t, a.post(a.signIn("sock2@example.com", testPassword), path, url.Values{}), 303)
+		wantStatus(t, a.post(a.signIn("sock2@example.com", testPassword), path, url.Values{"confirm": {"yes"}}), 303)
 	})
 }
 
