@@ -82,4 +82,8 @@ func TestApproveConfirmShowsWhatARuntimeWillDo(t *testing.T) {
 	if cr, _ := a.db.ChangeRequest(ctx, pending[0].ID); cr.Comment != "checked the API docs" {
 		t.Errorf("comment %q", cr.Comment)
 	}
+	// A second approval (another tab) lands on Approvals with the reason.
+	rec = a.post(approver, path, url.Values{})
+	wantStatus(t, rec, 409)
+	wantBody(t, rec, `data-testid="approvals"`, `data-testid="form-error"`, "This request is no longer pending (it is approved).")
 }
