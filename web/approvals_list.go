@@ -68,7 +68,7 @@ func (s *Server) approvalsView(c echo.Context) (views.ApprovalsView, error) {
 // at the request's form (or at the top when the request is no longer
 // pending), keeping what the approver typed.
 func (s *Server) approvalsRefused(c echo.Context, id int64, refusal error) error {
-	status, errs, ok := decisionProblem(refusal)
+	status, errs, ok := refusalProblem(refusal)
 	if !ok {
 		return refusal
 	}
@@ -88,9 +88,10 @@ func (s *Server) approvalsRefused(c echo.Context, id int64, refusal error) error
 	return render(c, status, views.ApprovalsPage(m))
 }
 
-// decisionProblem is formProblem for decisions: a refusal for who the
-// approver is (Forbidden) is shown on the page too.
-func decisionProblem(err error) (int, []views.FormError, bool) {
+// refusalProblem is formProblem for forms whose action the store may refuse
+// for who the person is (R10: approver powers, approver independence): the
+// Forbidden message is shown on the form too, with its 403.
+func refusalProblem(err error) (int, []views.FormError, bool) {
 	if status, errs, ok := formProblem(err); ok {
 		return status, errs, ok
 	}

@@ -85,7 +85,8 @@ func TestApproverPowersNeedAnApprover(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := a.post(admin, tc.path, tc.form)
 			wantStatus(t, rec, 403)
-			wantBody(t, rec, "Only a security approver can "+tc.want)
+			// The form again, with the reason on it.
+			wantBody(t, rec, `data-testid="form-error"`, "Only a security approver can "+tc.want)
 		})
 	}
 	if _, err := a.db.UserByEmail(context.Background(), "sock@example.com"); apperr.CodeOf(err) != apperr.NotFound {

@@ -15,7 +15,7 @@ func (s *Server) usersSave(c echo.Context) error {
 	email := c.FormValue("email")
 	params, _ := c.FormParams()
 	u, err := s.addUser(c, email)
-	if status, errs, ok := formProblem(err); ok {
+	if status, errs, ok := refusalProblem(err); ok {
 		m := views.UserFormView{Page: s.page(c, "Add user"), Email: email, Roles: params["role"], Errors: errs}
 		return render(c, status, views.UserNewPage(m))
 	}
