@@ -84,6 +84,7 @@ func (s *Server) loginSubmit(c echo.Context) error {
 		return err
 	}
 	if reason != "" {
+		check.Failed() // free the hashing slot before writing the audit entry
 		if err := s.deps.Store.RecordLoginFailure(ctx, account, addr, reason); err != nil {
 			return err
 		}
