@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/views"
 )
@@ -44,6 +45,12 @@ func (s *Server) approvalsView(c echo.Context) (views.ApprovalsView, error) {
 	if err != nil {
 		return m, err
 	}
+	notIndependent := map[int64]string{}
+	if me.Has(auth.RoleApprover) {
+		if notIndependent, err = s.deps.Store.NotIndependent(ctx, me.ID, pending); err != nil {
+			return m, err
+		}
+	}
 	decided, err := s.deps.Store.ChangeRequests(ctx, store.ChangeRequestFilter{Decided: true, Limit: 100})
 	if err != nil {
 		return m, err
@@ -57,7 +64,7 @@ func (s *Server) approvalsView(c echo.Context) (views.ApprovalsView, error) {
 			if err != nil {
 				return m, err
 			}
-			vm.Stale = stale[vm.ID]
+			vm.Stale, vm.NotIndependent = stale[vm.ID], notIndependent[vm.ID]
 			*f.into = append(*f.into, vm)
 		}
 	}
@@ -78,8 +85,11 @@ func (s *Server) approvalsRefused(c echo.Context, id int64, refusal error) error
 	}
 	shown := false
 	for i := range m.Pending {
-		if m.Pending[i].ID == id && m.Pending[i].CanDecide {
-			m.Pending[i].Error, m.Pending[i].Comment, shown = errs[0].Message, c.FormValue("comment"), true
+		if r := &m.Pending[i]; r.ID == id && r.CanDecide {
+			if r.NotIndependent != errs[0].Message { // else the page says it already
+				r.Error, r.Comment = errs[0].Message, c.FormValue("comment")
+			}
+			shown = true
 		}
 	}
 	if !shown {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"strings"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -139,6 +140,12 @@ func TestApproverIndependence(t *testing.T) {
 	} {
 		t.Run(tc.email, func(t *testing.T) {
 			cookie := a.signIn(tc.email, tc.password)
+			// Approvals says so in place of the Approve button.
+			rec := a.do(request{method: "GET", path: "/approvals", cookie: cookie})
+			wantBody(t, rec, `data-testid="not-independent">You cannot approve this request: `+tc.want, `data-testid="reject"`)
+			if strings.Contains(rec.Body.String(), `data-testid="approve"`) {
+				t.Error("an approver who is not independent sees an Approve button")
+			}
 			// Refused at the Approve button, and again at the confirmed form.
 			for _, confirm := range []string{"", "yes"} {
 				rec := a.post(cookie, approve, url.Values{"comment": {"ok"}, "confirm": {confirm}})
@@ -164,6 +171,11 @@ func TestApproverIndependence(t *testing.T) {
 	})
 
 	t.Run("an independent approver", func(t *testing.T) {
+		page := a.do(request{method: "GET", path: "/approvals", cookie: a.sessionCookie("approver")})
+		wantBody(t, page, `data-testid="approve"`)
+		if strings.Contains(page.Body.String(), `data-testid="not-independent"`) {
+			t.Error("an independent approver is told they are not")
+		}
 		rec := a.post(a.sessionCookie("approver"), approve, url.Values{"comment": {"fine"}, "confirm": {"yes"}})
 		wantStatus(t, rec, 303)
 		if got, _ := a.db.ChangeRequest(ctx, cr.ID); got.Status != store.StatusApproved {

@@ -97,3 +97,31 @@ func (db *DB) CheckApprover(ctx context.Context, approverID, id int64) error {
 		return db.independent(ctx, tx, approver, cr.RequestedBy, cr.RequesterEmail)
 	})
 }
+
+// NotIndependent returns, for each pending request of list that approverID
+// could otherwise decide, why they are not independent of its requester
+// (users_independence.go); requests they may approve are absent. Approvals
+// shows it in place of the Approve button.
+func (db *DB) NotIndependent(ctx context.Context, approverID int64, list []ChangeRequest) (map[int64]string, error) {
+	out := map[int64]string{}
+	err := db.readTx(ctx, "approver independence", func(tx *sqlx.Tx) error {
+		approver, err := userByID(ctx, tx, approverID)
+		if err != nil {
+			return err
+		}
+		for i := range list {
+			cr := &list[i]
+			if cr.Status != StatusPending || cr.RequestedBy == approverID {
+				continue
+			}
+			err := db.independent(ctx, tx, approver, cr.RequestedBy, cr.RequesterEmail)
+			if apperr.CodeOf(err) == apperr.Forbidden {
+				out[cr.ID] = apperr.MessageOf(err)
+			} else if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return out, err
+}
