@@ -157,6 +157,25 @@ func TestApproverIndependence(t *testing.T) {
 		})
 	}
 
+	t.Run("added by another approver at the requester's request", func(t *testing.T) {
+		hostUser(t, a, "peer", auth.RoleAdmin, auth.RoleApprover)
+		peer := a.sessionCookie("peer")
+		form := newUserForm("helper@example.com", "approver")
+		form.Set("requested_by", "nobody@example.com")
+		rec := a.post(peer, "/users", form)
+		wantStatus(t, rec, 400)
+		wantBody(t, rec, `data-testid="form-error"`, "No console user has the email nobody@example.com", `value="nobody@example.com"`)
+		if _, err := a.db.UserByEmail(ctx, "helper@example.com"); apperr.CodeOf(err) != apperr.NotFound {
+			t.Fatalf("refused add created the user: %v", err)
+		}
+		form.Set("requested_by", "Boss@example.com")
+		wantStatus(t, a.post(peer, "/users", form), 303)
+		rec = a.post(a.signIn("helper@example.com", testPassword), approve, url.Values{"confirm": {"yes"}})
+		wantStatus(t, rec, 403)
+		wantBody(t, rec, "peer@example.com created your account at the request of its requester boss@example.com")
+		wantPending(t, a, cr)
+	})
+
 	t.Run("the other direction: an account the approver created asks", func(t *testing.T) {
 		wantStatus(t, a.post(bossC, "/users", newUserForm("deputy@example.com", "admin")), 303)
 		deputy, err := a.db.UserByEmail(ctx, "deputy@example.com")

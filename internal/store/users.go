@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"net/mail"
 	"slices"
@@ -96,7 +98,10 @@ func (db *DB) CreateUser(ctx context.Context, actor string, nu NewUser) (*User, 
 		if nu.RequestedBy != "" {
 			if err := tx.GetContext(ctx, &requestedBy, `SELECT id FROM users WHERE email = ?`,
 				strings.ToLower(strings.TrimSpace(nu.RequestedBy))); err != nil {
-				return notFound(err, "The user "+nu.RequestedBy+" (requested by)")
+				if errors.Is(err, sql.ErrNoRows) {
+					return apperr.Invalidf("No console user has the email %s (who asked for the account).", nu.RequestedBy)
+				}
+				return err
 			}
 		}
 		if u, err = db.insertUser(ctx, tx, nu); err != nil {
