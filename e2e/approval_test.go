@@ -67,6 +67,11 @@ func TestApprovalFlow(t *testing.T) {
 	shot(t, approver, "03-approvals")
 	must(t, approver.GetByLabel("Comment (required to reject)").Fill("OK for the cleanup agent."))
 	must(t, approver.GetByTestId("approve").Click())
+	// A confirmation step shows what a runtime will do, then applies.
+	visible(t, approver.GetByTestId("approve-confirm"))
+	visible(t, approver.GetByTestId("effective-policy").GetByText("Exposed: agents can call this tool."))
+	shot(t, approver, "03b-approve-confirm")
+	must(t, approver.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Approve and apply"}).Click())
 	visible(t, approver.GetByTestId("notice").GetByText("Approved and applied."))
 
 	// The tool is exposed, and the audit log lists both steps.

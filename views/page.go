@@ -50,7 +50,11 @@ func (p Page) csrfHeaders() string {
 const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}]}`
 
 // FormError is a message about one field (or the whole form when Field is "").
+// Link, when set, is shown after the message as LinkText (e.g. the pending
+// request a duplicate request points to).
 type FormError struct {
-	Field   string
-	Message string
+	Field    string
+	Message  string
+	Link     string
+	LinkText string
 }

@@ -36,17 +36,24 @@ func (s *Server) accountPassword(c echo.Context) error {
 }
 
 func (s *Server) changeOwnPassword(c echo.Context) error {
-	u, now, addr := currentUser(c), time.Now(), c.RealIP()
-	if !s.throttle.Allowed(u.Email, addr, now) {
+	u, addr := currentUser(c), c.RealIP()
+	check, refused, wait := s.throttle.Begin(u.Email, addr, time.Now())
+	switch refused {
+	case auth.Throttled:
+		setRetryAfter(c, wait)
 		return apperr.Invalidf("%s", msgThrottled)
+	case auth.Busy:
+		setRetryAfter(c, wait)
+		return apperr.Invalidf("%s", msgBusy)
 	}
-	switch err := auth.CheckPassword(u.PasswordHash, c.FormValue("current")); {
+	defer check.Failed()
+	switch err := s.checkPassword(u.PasswordHash, c.FormValue("current")); {
 	case errors.Is(err, auth.ErrMismatch):
-		s.throttle.Failed(u.Email, addr, now)
 		return apperr.Invalidf("The current password is not right.")
 	case err != nil:
 		return err
 	}
+	check.Succeeded(time.Now())
 	pw, err := newPassword(c, "password")
 	if err != nil {
 		return err

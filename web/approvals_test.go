@@ -59,7 +59,7 @@ func TestApprovalsWhoMayDecide(t *testing.T) {
 	rec = a.do(request{method: "GET", path: "/approvals", cookie: approver})
 	wantBody(t, rec, `data-testid="nav-count"`, `>1</span>`, `data-testid="approve"`, "orders_delete", "DESTRUCTIVE", "cleanup job",
 		"<code>exposed</code>", "both@example.com")
-	rec = a.do(request{method: "POST", path: path, form: url.Values{"comment": {"fine"}}, cookie: approver, csrf: true})
+	rec = a.do(request{method: "POST", path: path, form: url.Values{"comment": {"fine"}, "confirm": {"yes"}}, cookie: approver, csrf: true})
 	wantStatus(t, rec, 303)
 	if loc := rec.Header().Get("Location"); loc != "/approvals?done=approved" {
 		t.Fatalf("redirect %q", loc)
@@ -82,7 +82,10 @@ func TestApprovalsVoidAndReject(t *testing.T) {
 	if _, err := a.db.SavePolicy(context.Background(), "admin@example.com", del.ToolID, del.Version, p); err != nil {
 		t.Fatal(err)
 	}
-	rec := a.do(request{method: "POST", path: "/approvals/" + itoa(stale.ID) + "/approve", form: url.Values{}, cookie: approver, csrf: true})
+	// Approvals marks the request before anyone approves it.
+	rec := a.do(request{method: "GET", path: "/approvals", cookie: approver})
+	wantBody(t, rec, `data-testid="stale-request"`, "This request no longer matches the tool", "(timeout_ms)")
+	rec = a.do(request{method: "POST", path: "/approvals/" + itoa(stale.ID) + "/approve", form: url.Values{"confirm": {"yes"}}, cookie: approver, csrf: true})
 	wantStatus(t, rec, 303)
 	rec = a.do(request{method: "GET", path: rec.Header().Get("Location"), cookie: approver})
 	wantBody(t, rec, "request is void", "timeout_ms")
@@ -90,6 +93,12 @@ func TestApprovalsVoidAndReject(t *testing.T) {
 	cr := exposeRequest(t, a, a.users["admin"], mustPolicy(t, a, del.ToolID))
 	rec = a.do(request{method: "POST", path: "/approvals/" + itoa(cr.ID) + "/reject", form: url.Values{}, cookie: approver, csrf: true})
 	wantStatus(t, rec, 400)
+	// The Approvals page again, with the error at the request's comment.
+	wantBody(t, rec, `data-testid="approvals"`, `aria-describedby="comment-error-`+itoa(cr.ID)+`"`,
+		`data-testid="field-error">Say why you reject the request: the requester reads it.<`)
+	if got, _ := a.db.ChangeRequest(context.Background(), cr.ID); got.Status != store.StatusPending {
+		t.Fatalf("a rejection without comment changed the request to %s", got.Status)
+	}
 	rec = a.do(request{method: "POST", path: "/approvals/" + itoa(cr.ID) + "/reject", form: url.Values{"comment": {"use the archive tool"}}, cookie: approver, csrf: true})
 	wantStatus(t, rec, 303)
 	rec = a.do(request{method: "GET", path: "/approvals", cookie: a.sessionCookie("viewer")})

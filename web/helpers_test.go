@@ -48,14 +48,14 @@ func testConfig() config.Config {
 }
 
 // newTestApp builds the app; withUsers=false leaves the database empty
-// (first run).
-func newTestApp(t *testing.T, withUsers bool) *testApp {
+// (first run). opts may change the server's dependencies.
+func newTestApp(t *testing.T, withUsers bool, opts ...func(*Deps)) *testApp {
 	t.Helper()
-	return newTestAppWith(t, store.MustOpen(t), withUsers)
+	return newTestAppWith(t, store.MustOpen(t), withUsers, opts...)
 }
 
 // newTestAppWith builds the app over db (migrated).
-func newTestAppWith(t *testing.T, db *store.DB, withUsers bool) *testApp {
+func newTestAppWith(t *testing.T, db *store.DB, withUsers bool, opts ...func(*Deps)) *testApp {
 	t.Helper()
 	a := &testApp{t: t, db: db, log: &bytes.Buffer{}, users: map[string]*store.User{}}
 	if withUsers {
@@ -68,8 +68,11 @@ func newTestAppWith(t *testing.T, db *store.DB, withUsers bool) *testApp {
 		}
 	}
 	keys := [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)}
-	srv, err := New(context.Background(), Deps{Store: a.db, Logger: slog.New(slog.NewTextHandler(a.log, nil)),
-		Config: testConfig(), SessionKeys: keys})
+	d := Deps{Store: a.db, Logger: slog.New(slog.NewTextHandler(a.log, nil)), Config: testConfig(), SessionKeys: keys}
+	for _, o := range opts {
+		o(&d)
+	}
+	srv, err := New(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +107,7 @@ type request struct {
 	cookie       *http.Cookie // session
 	csrf         bool         // send a valid CSRF cookie + header
 	header       map[string]string
+	addr         string // client address (host:port); "" is httptest's 192.0.2.1
 }
 
 func (a *testApp) do(r request) *httptest.ResponseRecorder {
@@ -125,6 +129,9 @@ func (a *testApp) do(r request) *httptest.ResponseRecorder {
 	}
 	for k, v := range r.header {
 		req.Header.Set(k, v)
+	}
+	if r.addr != "" {
+		req.RemoteAddr = r.addr
 	}
 	rec := httptest.NewRecorder()
 	a.srv.ServeHTTP(rec, req)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 const (
 	msgBadLogin  = "Email or password is incorrect."
 	msgThrottled = "Too many failed sign-ins. Wait a minute, then try again."
+	msgBusy      = "The server is busy checking other sign-ins. Try again in a moment."
 )
 
 // notAnEmail is the account recorded for a sign-in whose email field does
@@ -57,29 +59,44 @@ func (s *Server) loginSubmit(c echo.Context) error {
 	ctx := c.Request().Context()
 	email, password := strings.TrimSpace(c.FormValue("email")), c.FormValue("password")
 	next := safeNext(c.FormValue("next"))
-	account, addr, now := signInAccount(email), c.RealIP(), time.Now()
+	account, addr := signInAccount(email), c.RealIP()
 	refuse := func(status int, msg string) error {
 		m := views.LoginView{Page: s.page(c, "Sign in"), Email: email, Next: next, Errors: []views.FormError{{Message: msg}}}
 		return render(c, status, views.LoginPage(m))
 	}
-	if !s.throttle.Allowed(account, addr, now) {
-		if err := s.deps.Store.RecordLoginFailure(ctx, account, addr, "throttled"); err != nil {
+	// The throttle's tokens are taken before anything is looked up or
+	// hashed, so concurrent guesses cannot all pass it.
+	check, refused, wait := s.throttle.Begin(account, addr, time.Now())
+	if refused != auth.NotRefused {
+		reason, msg := "throttled", msgThrottled
+		if refused == auth.Busy {
+			reason, msg = "server busy", msgBusy
+		}
+		if err := s.deps.Store.RecordLoginFailure(ctx, account, addr, reason); err != nil {
 			return err
 		}
-		return refuse(http.StatusTooManyRequests, msgThrottled)
+		setRetryAfter(c, wait)
+		return refuse(http.StatusTooManyRequests, msg)
 	}
+	defer check.Failed() // ends the check on every path but success
 	u, reason, err := s.checkCredentials(ctx, account, password)
 	if err != nil {
 		return err
 	}
 	if reason != "" {
-		s.throttle.Failed(account, addr, now)
+		check.Failed() // free the hashing slot before writing the audit entry
 		if err := s.deps.Store.RecordLoginFailure(ctx, account, addr, reason); err != nil {
 			return err
 		}
 		return refuse(http.StatusUnauthorized, msgBadLogin)
 	}
+	check.Succeeded(time.Now())
 	return s.startSession(c, u, next)
+}
+
+// setRetryAfter tells a refused client how many whole seconds to wait.
+func setRetryAfter(c echo.Context, wait time.Duration) {
+	c.Response().Header().Set("Retry-After", strconv.FormatInt(max(1, int64((wait+time.Second-1)/time.Second)), 10))
 }
 
 // checkCredentials returns the user when email and password match an
@@ -92,14 +109,14 @@ func (s *Server) checkCredentials(ctx context.Context, email, password string) (
 	u, err := s.deps.Store.UserByEmail(ctx, email)
 	if apperr.CodeOf(err) == apperr.NotFound {
 		if dummy, err := s.dummyHash(); err == nil {
-			_ = auth.CheckPassword(dummy, password)
+			_ = s.checkPassword(dummy, password)
 		}
 		return nil, "unknown email", nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	switch err := auth.CheckPassword(u.PasswordHash, password); {
+	switch err := s.checkPassword(u.PasswordHash, password); {
 	case errors.Is(err, auth.ErrMismatch):
 		return nil, "wrong password", nil
 	case err != nil:

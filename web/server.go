@@ -32,8 +32,11 @@ type Deps struct {
 	Config config.Config
 	// SessionKeys sign and encrypt the session cookie (LoadSessionKeys).
 	SessionKeys [][]byte
-	// Throttle limits failed sign-ins; nil means auth.DefaultThrottle().
+	// Throttle limits password checks; nil means auth.DefaultThrottle().
 	Throttle *auth.Throttle
+	// CheckPassword checks a password against a stored hash; nil means
+	// auth.CheckPassword. Tests count checks through it.
+	CheckPassword func(encoded, password string) error
 	// Keys holds the bundle signing keys (DATA_DIR/keys); New creates the
 	// first one. nil: publishing and key pages answer that there is no key.
 	Keys *bundle.KeyDir
@@ -55,6 +58,8 @@ type Server struct {
 	// dummyHash is checked against for unknown emails; made on first use
 	// (hashing is deliberately slow, and most servers never need it).
 	dummyHash func() (string, error)
+	// checkPassword is Deps.CheckPassword or auth.CheckPassword.
+	checkPassword func(encoded, password string) error
 	// imports holds re-import uploads between preview and apply.
 	imports pendingImports
 	// pub is the publishing side: signing keys, runtime API, fleet.
@@ -74,6 +79,10 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	s := &Server{deps: d, assets: a, throttle: d.Throttle, setup: &setupToken{}}
 	if s.throttle == nil {
 		s.throttle = auth.NewThrottle(auth.DefaultThrottle())
+	}
+	s.checkPassword = d.CheckPassword
+	if s.checkPassword == nil {
+		s.checkPassword = auth.CheckPassword
 	}
 	s.dummyHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("no such user") })
 	s.cookies = newCookieStore(d.SessionKeys, d.Config)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -57,6 +58,10 @@ func (s *Server) toolActionSubmit(c echo.Context) error {
 		_, err = s.deps.Store.CreateChangeRequest(c.Request().Context(), currentUser(c), n)
 	}
 	if status, errs, ok := formProblem(err); ok {
+		var dup *store.DuplicateRequestError
+		if errors.As(err, &dup) {
+			errs[0].Link, errs[0].LinkText = "/approvals#request-"+strconv.FormatInt(dup.ID, 10), "See the pending request"
+		}
 		m.Page, m.Errors = s.page(c, m.Heading), errs
 		if kind == store.KindExposeRisky {
 			m.Diff = diffRows(rec.Policy, exposed(rec.Policy))

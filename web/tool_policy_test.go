@@ -77,7 +77,7 @@ func TestToolPolicyPreviewFragment(t *testing.T) {
 	rec := a.do(request{method: "POST", path: "/tools/orders_list/policy/preview", form: v, cookie: admin, csrf: true,
 		header: map[string]string{"HX-Request": "true"}})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="policy-preview"`, "up to 5 attempts", `data-testid="worst-case">6 s<`, "Warning: only 1 of 5 attempts fit")
+	wantBody(t, rec, `data-testid="policy-preview"`, "up to 5 attempts", `data-testid="worst-case">5 s<`, "Warning: only 1 of 5 attempts fit")
 	if strings.Contains(rec.Body.String(), "<html") {
 		t.Error("HTMX preview returned a whole page")
 	}

@@ -28,7 +28,7 @@ func (s *Server) usersPassword(c echo.Context) error {
 		}
 		err = s.deps.Store.SetUserPassword(c.Request().Context(), pc)
 	}
-	if status, errs, ok := formProblem(err); ok {
+	if status, errs, ok := refusalProblem(err); ok {
 		return s.renderUserEdit(c, status, errs)
 	}
 	if err != nil {

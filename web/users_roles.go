@@ -15,7 +15,7 @@ func (s *Server) usersRoles(c echo.Context) error {
 	if err == nil {
 		err = s.deps.Store.SetUserRoles(c.Request().Context(), currentUser(c).Email, id, roles)
 	}
-	if status, errs, ok := formProblem(err); ok {
+	if status, errs, ok := refusalProblem(err); ok {
 		return s.renderUserEdit(c, status, errs)
 	}
 	if err != nil {

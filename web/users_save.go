@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -15,8 +16,9 @@ func (s *Server) usersSave(c echo.Context) error {
 	email := c.FormValue("email")
 	params, _ := c.FormParams()
 	u, err := s.addUser(c, email)
-	if status, errs, ok := formProblem(err); ok {
-		m := views.UserFormView{Page: s.page(c, "Add user"), Email: email, Roles: params["role"], Errors: errs}
+	if status, errs, ok := refusalProblem(err); ok {
+		m := views.UserFormView{Page: s.page(c, "Add user"), Email: email, Roles: params["role"],
+			RequestedBy: c.FormValue("requested_by"), Errors: errs}
 		return render(c, status, views.UserNewPage(m))
 	}
 	if err != nil {
@@ -39,5 +41,5 @@ func (s *Server) addUser(c echo.Context, email string) (*store.User, error) {
 		return nil, err
 	}
 	return s.deps.Store.CreateUser(c.Request().Context(), currentUser(c).Email,
-		store.NewUser{Email: email, PasswordHash: hash, Roles: roles})
+		store.NewUser{Email: email, PasswordHash: hash, Roles: roles, RequestedBy: strings.TrimSpace(c.FormValue("requested_by"))})
 }

@@ -22,13 +22,18 @@ type consoleSide struct {
 	ops, security *browser
 }
 
-// people creates the first admin through the setup link, has them add ops
-// and security on the Users page, and signs those two in on /login.
+// people creates the first admin through the setup link, has them take the
+// approver role (the bootstrap) and add ops and security on the Users page,
+// and signs those two in on /login.
 func people(t *testing.T, consoleURL, setupLink string) consoleSide {
 	t.Helper()
 	first := newBrowser(t, consoleURL)
 	first.open(setupLink).form(`^/setup$`).set("email", "admin@example.com").
 		set("password", password).set("password_confirm", password).submit().must(http.StatusOK)
+	// A fresh console has never had an approver, so its first admin may
+	// give the role (the bootstrap, R10); they take it themselves so that
+	// they can then add approvers.
+	first.open("/users/1").form(`^/users/1/roles$`).set("role", "admin", "approver").submit().done("roles")
 	add := func(email string, roles ...string) {
 		first.open("/users/new").form(`^/users$`).set("email", email).set("role", roles...).
 			set("password", password).set("password_confirm", password).submit().done("added")
@@ -99,7 +104,12 @@ func (c consoleSide) exposeApproved(tool string) {
 	selfApprove := &form{b: c.ops, action: decide.action, values: url.Values{"_csrf": {c.ops.open("/approvals").csrf()}}}
 	selfApprove.submit().must(http.StatusForbidden)
 
-	decide.set("comment", "ok for the test tenant").submit().done("approved")
+	// Approve asks for a confirmation that shows what a runtime will do.
+	confirm := decide.set("comment", "ok for the test tenant").submit().must(http.StatusOK)
+	if confirm.text("worst-case") == "" {
+		c.t.Fatal("the approval's confirmation step shows no worst case")
+	}
+	confirm.form(approveAction.String()).submit().done("approved")
 	if c.ops.open("/tools/"+tool+"/policy").form(`^/tools/`+tool+`/policy$`).values.Get("exposed") != "true" {
 		c.t.Fatalf("request %s approved but %s is not exposed", id, tool)
 	}

@@ -45,6 +45,9 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer db.Close()
+	if cfg.ApproverIndependence > 0 {
+		db.ApproverIndependence = cfg.ApproverIndependence
+	}
 	keys, err := web.LoadSessionKeys(cfg.DataDir)
 	if err != nil {
 		return err

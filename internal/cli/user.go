@@ -20,10 +20,13 @@ type userAddCmd struct {
 	Email         string   `required:"" help:"The user's email address (their sign-in name)."`
 	Role          []string `required:"" enum:"admin,approver,viewer" help:"A role: admin, approver or viewer (repeat for several)."`
 	PasswordStdin bool     `name:"password-stdin" help:"Read the password from the first line of stdin instead of generating one."`
+	RequestedBy   string   `name:"requested-by" placeholder:"EMAIL" help:"The console user who asked for this account: it then cannot approve their requests for the approver-independence window."`
 }
 
-// Run adds the user, audited with actor "cli". Without --password-stdin it
-// generates a password and prints it once.
+// Run adds the user as an operator act on the host, audited with actor
+// store.OperatorActor ("operator@host"), which may give the approver role
+// (R10's approver powers). Without --password-stdin it generates a
+// password and prints it once.
 func (c *userAddCmd) Run(ctx context.Context, env *Env) error {
 	roles, err := auth.NormalizeRoles(c.Role)
 	if err != nil {
@@ -42,7 +45,8 @@ func (c *userAddCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	u, err := db.CreateUser(ctx, "cli", store.NewUser{Email: c.Email, PasswordHash: hash, Roles: roles})
+	u, err := db.CreateUser(ctx, store.OperatorActor,
+		store.NewUser{Email: c.Email, PasswordHash: hash, Roles: roles, RequestedBy: c.RequestedBy})
 	if err != nil {
 		return userError(err)
 	}

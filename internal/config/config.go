@@ -23,6 +23,10 @@ type Config struct {
 	// RuntimeStaleAfter flags a runtime instance on the Runtimes page when
 	// it has not fetched a bundle for this long (0 means 10m).
 	RuntimeStaleAfter time.Duration `name:"runtime-stale-after" env:"TOOLGATE_RUNTIME_STALE_AFTER" default:"10m" help:"Flag runtime instances that have not fetched a bundle for this long."`
+	// ApproverIndependence is R10's window: an account the requester
+	// created, promoted, re-enabled or reset cannot approve their requests
+	// for this long (0 means 168h, 7 days).
+	ApproverIndependence time.Duration `name:"approver-independence" env:"TOOLGATE_APPROVER_INDEPENDENCE" default:"168h" help:"An account someone created, made approver, re-enabled or reset cannot approve that person's requests for this long (default 7 days)."`
 }
 
 // DBPath is where the SQLite database lives.
@@ -64,6 +68,9 @@ func (c Config) Validate() error {
 	}
 	if c.RuntimeStaleAfter < 0 {
 		errs = append(errs, fmt.Errorf("--runtime-stale-after / TOOLGATE_RUNTIME_STALE_AFTER %s: want a positive duration, e.g. 10m", c.RuntimeStaleAfter))
+	}
+	if c.ApproverIndependence < 0 || (c.ApproverIndependence > 0 && c.ApproverIndependence < time.Hour) {
+		errs = append(errs, fmt.Errorf("--approver-independence / TOOLGATE_APPROVER_INDEPENDENCE %s: want at least 1h, e.g. 168h (7 days)", c.ApproverIndependence))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid configuration:\n  %w", joinLines(errs))

@@ -25,6 +25,9 @@ func TestValidate(t *testing.T) {
 		{"bad base url", func(c *Config) { c.BaseURL = "ftp://x" }, "TOOLGATE_BASE_URL"},
 		{"idle too short", func(c *Config) { c.SessionIdle = time.Second }, "TOOLGATE_SESSION_IDLE"},
 		{"max below idle", func(c *Config) { c.SessionMaxAge = time.Minute }, "TOOLGATE_SESSION_MAX_AGE"},
+		{"independence window of a day", func(c *Config) { c.ApproverIndependence = 24 * time.Hour }, ""},
+		{"independence window too short", func(c *Config) { c.ApproverIndependence = time.Minute }, "TOOLGATE_APPROVER_INDEPENDENCE"},
+		{"negative independence window", func(c *Config) { c.ApproverIndependence = -time.Hour }, "TOOLGATE_APPROVER_INDEPENDENCE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -26,8 +26,9 @@ type outcome struct {
 
 // attempt sends the prepared request once, with a timeout that covers
 // connecting, headers and reading the body (R5), and classifies the result.
-// capped says the timeout was shortened to the call's deadline.
-func (e *Executor) attempt(ctx context.Context, t *tool, p *prepared, timeout time.Duration, capped bool) outcome {
+// The caller starts an attempt only when its whole timeout fits before the
+// call's deadline (R5), so an attempt timeout is always TIMEOUT.
+func (e *Executor) attempt(ctx context.Context, t *tool, p *prepared, timeout time.Duration) outcome {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// For a mutation, whether a connection was obtained decides between
@@ -57,22 +58,22 @@ func (e *Executor) attempt(ctx context.Context, t *tool, p *prepared, timeout ti
 	// (R8), and the client's per-request header and URL copies are saved.
 	resp, err := e.transport.RoundTrip(req)
 	if err != nil {
-		return e.failure(ctx, t, err, sent == nil || sent.Load(), capped)
+		return e.failure(ctx, t, err, sent == nil || sent.Load())
 	}
 	defer resp.Body.Close()
-	return e.response(ctx, t, p, resp, capped)
+	return e.response(ctx, t, p, resp)
 }
 
 // failure classifies an attempt that got no usable response: the caller
 // cancelled (ABORTED), the attempt or call timed out, or the connection
 // failed. A mutation that may have reached the upstream is OUTCOME_UNKNOWN
 // with may_have_applied (R3).
-func (e *Executor) failure(ctx context.Context, t *tool, err error, sent, capped bool) outcome {
+func (e *Executor) failure(ctx context.Context, t *tool, err error, sent bool) outcome {
 	unknown := t.mutation && sent
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return outcome{health: errExcluded, err: newError(ClassAborted, unknown, 0, "the call was cancelled by the caller")}
-	case ctx.Err() != nil || capped && isTimeout(err):
+	case ctx.Err() != nil:
 		o := outcome{health: errExcluded}
 		if unknown {
 			o.err = newError(ClassOutcomeUnknown, true, 0, "the call's deadline passed after the request was sent")
@@ -100,14 +101,14 @@ func (e *Executor) failure(ctx context.Context, t *tool, err error, sent, capped
 
 // response classifies a response by status (R9), reading its body under the
 // tool's ceiling.
-func (e *Executor) response(ctx context.Context, t *tool, p *prepared, resp *http.Response, capped bool) outcome {
+func (e *Executor) response(ctx context.Context, t *tool, p *prepared, resp *http.Response) outcome {
 	o := outcome{status: resp.StatusCode}
 	readBody := t.method != http.MethodHead && resp.StatusCode != http.StatusNoContent && resp.StatusCode != http.StatusResetContent
 	if readBody {
 		body, berr, err := e.readResponse(resp, t.policy.MaxResponseBytes)
 		if err != nil {
 			// The body failed mid-stream: a timeout or a broken connection.
-			f := e.failure(ctx, t, err, true, capped)
+			f := e.failure(ctx, t, err, true)
 			f.status = resp.StatusCode
 			return f
 		}

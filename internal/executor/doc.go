@@ -7,7 +7,8 @@
 // refused when they could add a segment, origin fixed by the bundle), then
 // sent in attempts under the effective policy: retries only for safe tools
 // (R1) on the transient set (R3), exponential backoff with jitter and
-// Retry-After (R4), never an attempt or wait past the deadline (R5), the same
+// Retry-After (R4), an attempt only when its whole timeout fits before the
+// deadline and otherwise the last classified error at once (R5), the same
 // idempotency key on every attempt (R6), a per-tool circuit breaker (R7),
 // redirects never followed, the body streamed and cut at the ceiling after
 // decompression (R9). Every failure is an *Error with an R9 class, whether

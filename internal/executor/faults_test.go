@@ -219,6 +219,10 @@ func TestCallerDeadlineBoundsTheCall(t *testing.T) {
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("call took %v with a 100 ms caller deadline", took)
 	}
+	// R5: the 5 s attempt timeout does not fit in 100 ms, so nothing is sent.
+	if n := up.count.Load(); n != 0 || r.Attempts != 0 {
+		t.Errorf("upstream saw %d requests (attempts %d), want none", n, r.Attempts)
+	}
 }
 
 func TestUnknownArgumentsSendNothing(t *testing.T) {

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -27,9 +28,12 @@ func (e *Executor) attempts(ctx context.Context, t *tool, p *prepared, deadline 
 			r.Err = contextError(err, mayHaveApplied, last)
 			return
 		}
-		remaining := deadline.Sub(e.clock.Now())
-		if remaining <= 0 {
-			r.Err = orDeadline(last, mayHaveApplied)
+		// R5: an attempt starts only if its full timeout fits in what is
+		// left of the deadline; otherwise the last classified error is the
+		// answer, at once.
+		timeout := time.Duration(t.policy.TimeoutMS) * time.Millisecond
+		if deadline.Sub(e.clock.Now()) < timeout {
+			r.Err = orDeadline(last, mayHaveApplied, timeout)
 			return
 		}
 		done, err := t.breaker.Allow()
@@ -37,9 +41,7 @@ func (e *Executor) attempts(ctx context.Context, t *tool, p *prepared, deadline 
 			r.Err = circuitError(t, err, last)
 			return
 		}
-		timeout := time.Duration(t.policy.TimeoutMS) * time.Millisecond
-		capped := remaining < timeout
-		out := e.attempt(ctx, t, p, min(timeout, remaining), capped)
+		out := e.attempt(ctx, t, p, timeout)
 		done(out.health)
 		if !out.unsent {
 			r.Attempts++
@@ -63,9 +65,10 @@ func (e *Executor) attempts(ctx context.Context, t *tool, p *prepared, deadline 
 		if out.retryAfter > wait {
 			wait = out.retryAfter
 		}
-		// R5: never start a wait that would end past the deadline; the
-		// last classified error is returned at once instead.
-		if !e.clock.Now().Add(wait).Before(deadline) {
+		// R5: never start a wait after which the next attempt could not
+		// run to its full timeout; the last classified error is returned
+		// at once instead.
+		if e.clock.Now().Add(wait + timeout).After(deadline) {
 			r.Err = last
 			return
 		}
@@ -106,18 +109,23 @@ func withApplied(err *Error, mayHaveApplied bool) *Error {
 
 func contextError(err error, mayHaveApplied bool, last *Error) *Error {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return orDeadline(last, mayHaveApplied)
+		if last != nil {
+			return last
+		}
+		return newError(ClassDeadlineExceeded, mayHaveApplied, 0, "the call's deadline passed before a request could be sent")
 	}
 	return newError(ClassAborted, mayHaveApplied, 0, "the call was cancelled by the caller")
 }
 
-// orDeadline is the error when time ran out between attempts: the last
-// classified error if there was one (R5), DEADLINE_EXCEEDED otherwise.
-func orDeadline(last *Error, mayHaveApplied bool) *Error {
+// orDeadline is the error when what is left of the deadline cannot hold
+// another attempt: the last classified error if there was one (R5; TIMEOUT
+// after a timed-out attempt), DEADLINE_EXCEEDED otherwise.
+func orDeadline(last *Error, mayHaveApplied bool, timeout time.Duration) *Error {
 	if last != nil {
 		return last
 	}
-	return newError(ClassDeadlineExceeded, mayHaveApplied, 0, "the call's deadline passed before a request could be sent")
+	return newError(ClassDeadlineExceeded, mayHaveApplied, 0, fmt.Sprintf(
+		"the call's deadline leaves less than the %d ms attempt timeout, so no request was sent", timeout.Milliseconds()))
 }
 
 func circuitError(t *tool, err error, last *Error) *Error {

@@ -57,8 +57,8 @@ func TestExplain(t *testing.T) {
 		{"PUT with a key and a tight deadline", "PUT", keyed,
 			[]string{
 				"PUT · up to 4 attempts, waits 400–800 ms, then 800 ms–1.6 s, then 1.6–3.2 s",
-				"At most 20 s (deadline 20 s).",
-				"Warning: only 2 of 4 attempts fit in the 20 s deadline.",
+				"At most 16.8 s (deadline 20 s).",
+				"Warning: only 2 of 4 attempts fit in the 20 s deadline: the call returns the last error instead of starting an attempt that would end past it.",
 				`Sends the Idempotency-Key header from the "idempotency_key" argument, unchanged on every attempt.`,
 				"Sending a key does not make the API idempotent: the API must deduplicate.",
 				"Exposed: agents can call this tool.",

@@ -25,13 +25,13 @@ func TestWorstCase(t *testing.T) {
 		{"POST ignores stored attempts", "POST", get(3, 8000, 30000, 500), 8 * time.Second, nil},
 		{"idempotent POST retries", "POST", func() Policy { p := get(3, 8000, 30000, 500); p.Idempotent = true; return p }(),
 			25500 * time.Millisecond, nil},
-		{"bounded by the deadline", "GET", get(3, 8000, 10000, 500), 10 * time.Second,
-			[]string{"only 1 of 3 attempts fit in the 10 s deadline"}},
-		{"two of three fit", "GET", get(3, 4000, 10000, 500), 10 * time.Second,
-			[]string{"only 2 of 3 attempts fit in the 10 s deadline"}},
+		{"a second attempt would end past the deadline", "GET", get(3, 8000, 10000, 500), 8 * time.Second,
+			[]string{"only 1 of 3 attempts fit in the 10 s deadline: the call returns the last error instead of starting an attempt that would end past it"}},
+		{"two of three fit", "GET", get(3, 4000, 10000, 500), 8500 * time.Millisecond,
+			[]string{"only 2 of 3 attempts fit in the 10 s deadline: the call returns the last error instead of starting an attempt that would end past it"}},
 		{"exact fit gives no warning", "GET", get(2, 4000, 8500, 500), 8500 * time.Millisecond, nil},
-		{"deadline shorter than the timeout", "GET", get(2, 8000, 5000, 500), 5 * time.Second,
-			[]string{"the 8 s timeout is longer than the 5 s deadline: the deadline ends the first attempt"}},
+		{"deadline shorter than the timeout", "GET", get(2, 8000, 5000, 500), 0,
+			[]string{"the 8 s timeout is longer than the 5 s deadline: no attempt can start"}},
 		{"defaults", "DELETE", Policy{}, 8 * time.Second, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,23 +79,32 @@ func TestWorstCaseNeverExceedsDeadline(t *testing.T) {
 		e := Effective(m, p)
 		deadline := ms(e.DeadlineMS)
 		worst, _ := WorstCase(m, p)
-		if worst > deadline || worst <= 0 {
+		if worst > deadline || worst < 0 || (worst == 0) != (ms(e.TimeoutMS) > deadline) {
 			t.Fatalf("WorstCase(%s, %+v) = %v, deadline %v", m, p, worst, deadline)
 		}
-		if got := simulate(e, rng.Float64); min(got, deadline) > worst {
-			t.Fatalf("a schedule of %v (cut at %v) exceeds the worst case %v for %s %+v", got, deadline, worst, m, p)
+		if got := simulate(e, deadline, rng.Float64); got > worst {
+			t.Fatalf("a schedule of %v exceeds the worst case %v for %s %+v", got, worst, m, p)
 		}
 	}
 }
 
-// simulate runs every attempt of an effective policy to its timeout with
-// jittered waits drawn from rnd, and returns the total.
-func simulate(e Policy, rnd func() float64) time.Duration {
-	total := ms(e.TimeoutMS)
-	for n := 1; n < e.Retry.Attempts; n++ {
-		total += Delay(e.Retry, n, rnd) + ms(e.TimeoutMS)
+// simulate runs attempts of an effective policy to their timeout with
+// jittered waits drawn from rnd, as the executor does under R5: an attempt
+// (with the wait before it) starts only when its full timeout fits before
+// the deadline. It returns when the call ends.
+func simulate(e Policy, deadline time.Duration, rnd func() float64) time.Duration {
+	var now time.Duration
+	for n := 1; n <= e.Retry.Attempts; n++ {
+		var wait time.Duration
+		if n > 1 {
+			wait = Delay(e.Retry, n-1, rnd)
+		}
+		if now+wait+ms(e.TimeoutMS) > deadline {
+			break
+		}
+		now += wait + ms(e.TimeoutMS)
 	}
-	return total
+	return now
 }
 
 func FuzzWorstCase(f *testing.F) {

@@ -138,6 +138,9 @@ func (db *DB) CreateChangeRequest(ctx context.Context, requester *User, n NewCha
 		if err != nil {
 			return err
 		}
+		if err := duplicatePending(ctx, tx, cur.ToolID, n.Kind, after); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO change_requests (tool_id, kind, reason, before_json, after_json,
 			requested_by, requested_at, class_at_request) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			cur.ToolID, n.Kind, n.Reason, before, after, requester.ID, formatTime(db.Now()), cur.Class.String())

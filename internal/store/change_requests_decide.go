@@ -20,13 +20,17 @@ import (
 // returned request says so (Status StatusVoid): the approver approved a
 // diff that no longer exists.
 //
-// The approver must be an enabled user holding the approver role, and not
-// the requester (apperr.Forbidden): the store checks this itself, so no
-// handler can forget it.
+// The approver must be an enabled user holding the approver role, not the
+// requester, and independent of the requester (users_independence.go)
+// (apperr.Forbidden): the store checks this itself, so no handler can
+// forget it.
 func (db *DB) ApproveChangeRequest(ctx context.Context, approverID, id int64, comment string) (*ChangeRequest, error) {
 	err := db.inTx(ctx, "approve change request", func(tx *sqlx.Tx) error {
 		approver, cr, err := decidable(ctx, tx, approverID, id)
 		if err != nil {
+			return err
+		}
+		if err := db.independent(ctx, tx, approver, cr.RequestedBy, cr.RequesterEmail); err != nil {
 			return err
 		}
 		cur, err := toolPolicyBy(ctx, tx, "t.id = ?", cr.ToolID)

@@ -102,6 +102,10 @@ func TestWhoMayDecide(t *testing.T) {
 				if got, _ := f.db.ChangeRequest(ctx, cr.ID); got.Status != StatusPending {
 					t.Fatalf("refused decision changed the request to %s", got.Status)
 				}
+				// Withdraw it, or the next case's same request is a duplicate.
+				if _, err := f.db.WithdrawChangeRequest(ctx, tt.requester().ID, cr.ID); err != nil {
+					t.Fatal(err)
+				}
 				return
 			}
 			wantCode(t, err, apperr.Conflict) // already decided

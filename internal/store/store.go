@@ -12,6 +12,17 @@
 // or not at all. "Not found" is an apperr.NotFound error, never (nil, nil),
 // and SQLite constraint violations become apperr.Conflict in one place
 // (mapError).
+//
+// People rules the store enforces itself, so no handler can forget them
+// (R10): a change request is decided by an enabled approver other than the
+// requester, and independent of them. Giving the approver role, re-enabling
+// an approver and resetting an approver's password need an approver (or
+// the operator on the host, OperatorActor), except while no account has
+// ever held the role (the first admin's bootstrap); and an account the
+// requester created, promoted, re-enabled or reset — or that created,
+// promoted, re-enabled or reset the requester's — cannot approve their
+// requests for DB.ApproverIndependence (7 days by default). The acts are
+// kept in account_acts; see users_independence.go.
 package store
 
 import (
@@ -49,6 +60,10 @@ type DB struct {
 	// afterPublishBuild, when set (tests), runs between building a bundle
 	// and storing it.
 	afterPublishBuild func()
+	// ApproverIndependence is how long an account the requester created,
+	// promoted, re-enabled or reset cannot approve their requests (R10);
+	// Open sets DefaultApproverIndependence.
+	ApproverIndependence time.Duration
 }
 
 // BusyTimeout bounds how long a write waits for another writer before it
@@ -96,7 +111,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		_ = w.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	return &DB{db: w, rdb: r, Now: time.Now}, nil
+	return &DB{db: w, rdb: r, Now: time.Now, ApproverIndependence: DefaultApproverIndependence}, nil
 }
 
 func openPool(ctx context.Context, dsn string, conns int) (*sqlx.DB, error) {

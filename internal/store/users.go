@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"net/mail"
 	"slices"
@@ -34,6 +36,11 @@ type NewUser struct {
 	Email        string
 	PasswordHash string
 	Roles        []auth.Role
+	// RequestedBy, if set, is the email of the console user at whose
+	// request the account is made (an operator on the host acting for
+	// someone): that user's requests cannot be approved by it for the
+	// independence window (R10).
+	RequestedBy string
 }
 
 // auditView is the part of a user recorded in audit before/after: never
@@ -72,17 +79,48 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// CreateUser adds a user, audited as actor's "user.add".
+// CreateUser adds a user, audited as actor's "user.add". Giving the new
+// user the approver role is an approver power (see users_independence.go).
 func (db *DB) CreateUser(ctx context.Context, actor string, nu NewUser) (*User, error) {
 	var u *User
 	err := db.inTx(ctx, "create user", func(tx *sqlx.Tx) error {
-		var err error
-		u, err = db.insertUser(ctx, tx, nu)
+		a, err := resolveActor(ctx, tx, actor)
 		if err != nil {
 			return err
 		}
+		approver := slices.Contains(nu.Roles, auth.RoleApprover)
+		if approver {
+			if err := mayUseApproverPowers(ctx, tx, a, "give the approver role"); err != nil {
+				return err
+			}
+		}
+		var requestedBy int64
+		if nu.RequestedBy != "" {
+			if err := tx.GetContext(ctx, &requestedBy, `SELECT id FROM users WHERE email = ?`,
+				strings.ToLower(strings.TrimSpace(nu.RequestedBy))); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					return apperr.Invalidf("No console user has the email %s (who asked for the account).", nu.RequestedBy)
+				}
+				return err
+			}
+		}
+		if u, err = db.insertUser(ctx, tx, nu); err != nil {
+			return err
+		}
+		if err := db.recordAct(ctx, tx, u.ID, actCreate, a, requestedBy); err != nil {
+			return err
+		}
+		if approver {
+			if err := db.recordAct(ctx, tx, u.ID, actGrantApprover, a, requestedBy); err != nil {
+				return err
+			}
+		}
+		after := u.auditView()
+		if nu.RequestedBy != "" {
+			after["requested_by"] = nu.RequestedBy
+		}
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "user.add",
-			Subject: subjectUser(u.ID), After: auditJSON(u.auditView())})
+			Subject: subjectUser(u.ID), After: auditJSON(after)})
 	})
 	return u, err
 }
@@ -118,6 +156,9 @@ func (db *DB) insertUser(ctx context.Context, tx *sqlx.Tx, nu NewUser) (*User, e
 	}
 	if len(nu.Roles) == 0 {
 		return nil, apperr.Invalidf("Give the user at least one role.")
+	}
+	if email == OperatorActor {
+		return nil, apperr.Invalidf("%s is reserved for changes made on the host; choose another address.", email)
 	}
 	var n int
 	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM users WHERE email = ?`, email); err != nil {

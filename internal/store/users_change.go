@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 
 	"github.com/jmoiron/sqlx"
 
@@ -22,6 +23,12 @@ func (db *DB) SetUserRoles(ctx context.Context, actor string, id int64, roles []
 		if err != nil {
 			return err
 		}
+		grant := !before.Has(auth.RoleApprover) && slices.Contains(roles, auth.RoleApprover)
+		if grant {
+			if err := db.approverPower(ctx, tx, actor, id, actGrantApprover, "give the approver role"); err != nil {
+				return err
+			}
+		}
 		if err := setRoles(ctx, tx, id, roles); err != nil {
 			return err
 		}
@@ -40,6 +47,11 @@ func (db *DB) SetUserDisabled(ctx context.Context, actor string, id int64, disab
 		before, err := userByID(ctx, tx, id)
 		if err != nil {
 			return err
+		}
+		if before.Disabled && !disabled {
+			if err := db.accountAct(ctx, tx, actor, before, actEnable, "re-enable an approver"); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET disabled = ?, updated_at = ? WHERE id = ?`,
 			disabled, formatTime(db.Now()), id); err != nil {
@@ -82,6 +94,11 @@ func (db *DB) SetUserPassword(ctx context.Context, pc PasswordChange) error {
 		if err != nil {
 			return err
 		}
+		if pc.Reset {
+			if err := db.accountAct(ctx, tx, pc.Actor, before, actPasswordReset, "reset an approver's password"); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`,
 			pc.Hash, formatTime(db.Now()), pc.UserID); err != nil {
 			return err
@@ -96,6 +113,37 @@ func (db *DB) SetUserPassword(ctx context.Context, pc PasswordChange) error {
 		}
 		return db.recordUserChange(ctx, tx, pc.Actor, action, before)
 	})
+}
+
+// accountAct checks and records act (enable, password reset) by actor on
+// subject: an approver power when subject holds the approver role. Acts on
+// one's own account are not recorded (they make nobody a sockpuppet).
+func (db *DB) accountAct(ctx context.Context, tx *sqlx.Tx, actor string, subject *User, act, power string) error {
+	a, err := resolveActor(ctx, tx, actor)
+	if err != nil {
+		return err
+	}
+	if a.user != nil && a.user.ID == subject.ID {
+		return nil
+	}
+	if subject.Has(auth.RoleApprover) {
+		if err := mayUseApproverPowers(ctx, tx, a, power); err != nil {
+			return err
+		}
+	}
+	return db.recordAct(ctx, tx, subject.ID, act, a, 0)
+}
+
+// approverPower checks and records an approver power by actor on subject.
+func (db *DB) approverPower(ctx context.Context, tx *sqlx.Tx, actor string, subject int64, act, power string) error {
+	a, err := resolveActor(ctx, tx, actor)
+	if err != nil {
+		return err
+	}
+	if err := mayUseApproverPowers(ctx, tx, a, power); err != nil {
+		return err
+	}
+	return db.recordAct(ctx, tx, subject, act, a, 0)
 }
 
 // recordUserChange audits the user's state before and after this tx's change.

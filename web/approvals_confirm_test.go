@@ -1,0 +1,89 @@
+package web
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// TestDuplicateRequestRefusedWithALink: asking for the same change to the
+// same tool while it is pending is refused on the form, with a link to the
+// pending request; a different change is not.
+func TestDuplicateRequestRefusedWithALink(t *testing.T) {
+	a := newTestApp(t, true)
+	seedTools(t, a)
+	admin := a.sessionCookie("admin")
+	expose := url.Values{"confirm_name": {"orders_delete"}, "reason": {"nightly cleanup"}}
+	wantStatus(t, a.post(admin, "/tools/orders_delete/actions/expose", expose), 303)
+	pending, err := a.db.ChangeRequests(context.Background(), store.ChangeRequestFilter{Pending: true})
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %v %v", pending, err)
+	}
+	first := itoa(pending[0].ID)
+
+	expose.Set("reason", "asked again, in other words")
+	rec := a.post(a.sessionCookie("admin"), "/tools/orders_delete/actions/expose", expose)
+	wantStatus(t, rec, 409)
+	wantBody(t, rec, `data-testid="form-error"`, "The same change is already waiting for a decision: request #"+first+
+		", asked by admin@example.com.", `href="/approvals#request-`+first+`"`, `data-testid="form-error-link"`)
+
+	retry := url.Values{"confirm_name": {"orders_delete"}, "reason": {"deletes are idempotent"}, "mode": {"assert"}, "attempts": {"3"}}
+	wantStatus(t, a.post(admin, "/tools/orders_delete/actions/retry", retry), 303)
+	if pending, _ = a.db.ChangeRequests(context.Background(), store.ChangeRequestFilter{Pending: true}); len(pending) != 2 {
+		t.Errorf("%d pending requests, want 2: the first and the different change", len(pending))
+	}
+}
+
+// TestApproveConfirmShowsWhatARuntimeWillDo: the Approve button leads to a
+// confirmation page (a plain POST form) with the diff, the effective
+// policy, the worst case before and after and the warnings; nothing is
+// applied until it is confirmed.
+func TestApproveConfirmShowsWhatARuntimeWillDo(t *testing.T) {
+	a := newTestApp(t, true)
+	ctx := context.Background()
+	rec0 := store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
+	p := rec0.Policy
+	p.TimeoutMS, p.DeadlineMS = 4000, 10000
+	if _, err := a.db.SavePolicy(ctx, "admin@example.com", rec0.ToolID, rec0.Version, p); err != nil {
+		t.Fatal(err)
+	}
+	retry := url.Values{"confirm_name": {"orders_create"}, "reason": {"the API dedupes"}, "mode": {"assert"}, "attempts": {"3"}}
+	wantStatus(t, a.post(a.sessionCookie("admin"), "/tools/orders_create/actions/retry", retry), 303)
+	pending, err := a.db.ChangeRequests(ctx, store.ChangeRequestFilter{Pending: true})
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %v %v", pending, err)
+	}
+	path := "/approvals/" + itoa(pending[0].ID) + "/approve"
+	approver := a.sessionCookie("approver")
+
+	rec := a.post(approver, path, url.Values{"comment": {"checked the API docs"}})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="approve-confirm"`, `data-testid="diff"`, `data-testid="effective-policy"`,
+		"POST · up to 3 attempts", `data-testid="worst-case">8.5 s<`, "(now 4 s)",
+		`data-testid="approve-warning">Warning: only 2 of 3 attempts fit in the 10 s deadline`,
+		`name="confirm" value="yes"`, "checked the API docs", `data-testid="confirm-approve"`)
+	if strings.Contains(rec.Body.String(), "<li>Warning:") {
+		t.Error("the warning is shown twice")
+	}
+	if got, _ := a.db.ToolPolicy(ctx, rec0.ToolID); got.Policy.Retry.Attempts == 3 {
+		t.Fatal("applied before confirmation")
+	}
+	wantPending(t, a, &pending[0])
+
+	rec = a.post(approver, path, url.Values{"comment": {"checked the API docs"}, "confirm": {"yes"}})
+	wantStatus(t, rec, 303)
+	if got, _ := a.db.ToolPolicy(ctx, rec0.ToolID); got.Policy.Retry.Attempts != 3 || !got.Policy.Idempotent {
+		t.Fatalf("confirmed approval not applied: %+v", got.Policy)
+	}
+	if cr, _ := a.db.ChangeRequest(ctx, pending[0].ID); cr.Comment != "checked the API docs" {
+		t.Errorf("comment %q", cr.Comment)
+	}
+	// A second approval (another tab) lands on Approvals with the reason.
+	rec = a.post(approver, path, url.Values{})
+	wantStatus(t, rec, 409)
+	wantBody(t, rec, `data-testid="approvals"`, `data-testid="form-error"`, "This request is no longer pending (it is approved).")
+}
