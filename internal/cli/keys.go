@@ -79,7 +79,7 @@ func (c *keysRotateCmd) Run(ctx context.Context, env *Env) error {
 
 type keysRetireCmd struct {
 	dataDirFlag `embed:""`
-	KeyID       string `arg:"" name:"KID" help:"Key id to retire."`
+	KeyID       string `arg:"" name:"KID" help:"Key id to retire (write -- before a key id that starts with a dash)."`
 }
 
 // Run retires, audited as key.retire.

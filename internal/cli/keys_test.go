@@ -27,7 +27,7 @@ func TestKeysRetireRefusesWhenTheCurrentBundleCannotBeRead(t *testing.T) {
 	}
 	raw.Close()
 
-	if _, err := publishCLI(t, dir, "keys", "retire", kid); err == nil {
+	if _, err := publishCLI(t, dir, "keys", "retire", "--", kid); err == nil {
 		t.Fatal("retire succeeded although the current bundle could not be read")
 	}
 	if out := mustPublishCLI(t, dir, "keys", "export"); !strings.Contains(out, kid) {

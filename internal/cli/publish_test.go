@@ -87,11 +87,11 @@ func TestPublishExportVerifyCLI(t *testing.T) {
 	if err != nil || len(ks.Keys) != 2 || bytes.Equal(set, set2) {
 		t.Fatalf("after rotation the JWKS has %v", ks.KeyIDs())
 	}
-	if _, err := publishCLI(t, dir, "keys", "retire", kid); exitCode(err) != 1 {
+	if _, err := publishCLI(t, dir, "keys", "retire", "--", kid); exitCode(err) != 1 {
 		t.Fatalf("retiring the key of the current bundle: %v", err)
 	}
 	mustPublishCLI(t, dir, "publish")
-	mustPublishCLI(t, dir, "keys", "retire", kid)
+	mustPublishCLI(t, dir, "keys", "retire", "--", kid)
 	if out := mustPublishCLI(t, dir, "keys", "export"); strings.Contains(out, kid) || !strings.Contains(out, kid2) {
 		t.Fatalf("export after retire: %s", out)
 	}
