@@ -64,6 +64,15 @@ type Change struct {
 	KeepOverride bool
 	// Suspend, when not "", turns the tool's exposure off for this reason.
 	Suspend string
+	// Definition is set when what agents read or send through the tool
+	// changes (R13, see PinDefinitions); VoidPending is then the reason its
+	// pending change requests become void, VoidApproval says its approved
+	// exposure is void too, and Confirm that the person importing must
+	// confirm the new definition of an exposed tool before it applies.
+	Definition   *DefinitionChange
+	VoidPending  string
+	VoidApproval bool
+	Confirm      bool
 }
 
 // Plan is every change an import makes, sorted by kind and tool name.
@@ -87,6 +96,18 @@ func (p *Plan) Of(k Kind) []Change {
 	var out []Change
 	for _, c := range p.Changes {
 		if c.Kind == k {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ToConfirm returns the changes the person importing must confirm: new
+// definitions of tools exposed without an approval (R13).
+func (p *Plan) ToConfirm() []Change {
+	var out []Change
+	for _, c := range p.Changes {
+		if c.Confirm {
 			out = append(out, c)
 		}
 	}
