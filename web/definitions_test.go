@@ -199,7 +199,9 @@ func TestReimportWriteToolNeedsConfirmation(t *testing.T) {
 		t.Errorf("bundle tool %+v: want the confirmed schema", bt)
 	}
 	entries, _ := a.db.AuditEntries(ctx)
-	if !slices.ContainsFunc(entries, func(e audit.Entry) bool { return e.Action == "tool.definition_confirm" && e.Subject == "tool:createPet" }) {
+	if !slices.ContainsFunc(entries, func(e audit.Entry) bool {
+		return e.Action == "tool.definition_confirm" && e.Subject == "tool:createPet"
+	}) {
 		t.Error("the confirmation is not audited")
 	}
 }
