@@ -660,7 +660,7 @@ func DefinitionDiff(tool string, d DefinitionDiffVM) templ.Component {
 			}
 		}
 		if d.VoidPending {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<p>Pending change requests for this tool become void.</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<p>Any pending change request for this tool becomes void.</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
