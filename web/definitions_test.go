@@ -121,7 +121,7 @@ func TestReimportRugPullSuspendsAnApprovedDestructiveTool(t *testing.T) {
 	body, digest := a.reimport(next)
 	wantBody(t, httpBody(body), `data-testid="definition-deletePet"`, `data-testid="description-diff"`,
 		"- Delete a pet", "+ "+rugPull, "Exposure suspended", "a security approver must approve its exposure again",
-		"Pending change requests for this tool become void", "+ Add a pet &lt;b&gt;now&lt;/b&gt;")
+		"Any pending change request for this tool becomes void", "+ Add a pet &lt;b&gt;now&lt;/b&gt;")
 	if strings.Contains(body, "No operation changes") || strings.Contains(body, "<b>now</b>") {
 		t.Error("the preview hides the change or renders imported text as HTML")
 	}
