@@ -20,3 +20,12 @@ func termCount(n int) string {
 	}
 	return strconv.Itoa(n) + " terms"
 }
+
+// shortDigest shortens a definition digest for display: "sha256:" and the
+// first 12 hex digits.
+func shortDigest(d string) string {
+	if len(d) > len("sha256:")+12 {
+		return d[:len("sha256:")+12] + "…"
+	}
+	return d
+}

@@ -149,6 +149,8 @@ func TestReimportRugPullSuspendsAnApprovedDestructiveTool(t *testing.T) {
 	// Re-approved, the bundle serves exactly the approved text and digest.
 	wantStatus(t, a.requestAction("deletePet", "expose", url.Values{}).ResponseRecorder, 303)
 	pinned := requestsOf(t, a, "deletePet")[0].DefinitionDigest
+	rec = a.do(request{method: "GET", path: "/approvals", cookie: a.sessionCookie("approver")})
+	wantBody(t, rec, `data-testid="pinned-digest"`, pinned[:len("sha256:")+12])
 	a.approveAll()
 	tool := bundleTool(a.publishForm(), "deletePet")
 	if tool == nil || !strings.Contains(tool.Description, rugPull) || tool.Digest != pinned || pinned == "" {
