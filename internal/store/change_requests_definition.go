@@ -84,16 +84,26 @@ func definitionStaleness(ctx context.Context, tx *sqlx.Tx, cr *ChangeRequest, cu
 // executor would refuse (a GET tool given an idempotency key whose header
 // the operation declares itself, say), with the executor's reason.
 func publishable(ctx context.Context, tx *sqlx.Tx, cur *PolicyRecord, p policy.Policy) error {
+	why, err := exposureRefusal(ctx, tx, cur, p)
+	if err != nil || why == "" {
+		return err
+	}
+	return errors.Join(apperr.Invalidf("Runtimes would refuse this tool with this policy: %s. Nothing was saved.", why),
+		ErrExecutorRefuses)
+}
+
+// exposureRefusal is the executor's reason to refuse the tool exposed
+// with policy p, or "" (also when p does not expose it).
+func exposureRefusal(ctx context.Context, tx *sqlx.Tx, cur *PolicyRecord, p policy.Policy) (string, error) {
 	if !p.Exposed {
-		return nil
+		return "", nil
 	}
 	def, err := loadDefinition(ctx, tx, cur.ToolID)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := def.refusal(cur.Class, p); err != nil {
-		return errors.Join(apperr.Invalidf("Runtimes would refuse this tool with this policy: %s. Nothing was saved.", err.Error()),
-			ErrExecutorRefuses)
+		return err.Error(), nil
 	}
-	return nil
+	return "", nil
 }

@@ -2,8 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/policy"
 )
 
 // TestApprovalVoidWhenDefinitionMoved: the request pinned the tool's
@@ -63,4 +68,52 @@ func TestApprovalPinsTheDigestItApproved(t *testing.T) {
 		}
 	}
 	t.Fatalf("orders_delete not in the next bundle (withheld %+v)", pv.Withheld)
+}
+
+// TestExposingAToolTheExecutorRefuses: a GET tool whose operation declares
+// the Idempotency-Key header may keep a key on that header while hidden,
+// but neither the editor nor a bulk action exposes it: runtimes would
+// refuse it.
+func TestExposingAToolTheExecutorRefuses(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	doc, err := openapi.LoadBytes("s.yaml", []byte(`openapi: 3.0.3
+info: {title: S, version: "1"}
+servers: [{url: https://s.example.com}]
+paths:
+  /search:
+    get:
+      operationId: search
+      parameters: [{name: Idempotency-Key, in: header, schema: {type: string}}]
+      responses: {"200": {description: ok}}
+`), openapi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustImport(t, db, "s", doc)
+	rec, err := db.ToolPolicyByName(ctx, "search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rec.Policy
+	p.IdempotencyKey = &policy.IdempotencyKey{Header: "Idempotency-Key", Source: policy.KeyGenerated}
+	if rec, err = db.SavePolicy(ctx, "admin", rec.ToolID, rec.Version, p); err != nil {
+		t.Fatalf("a hidden tool's key: %v", err)
+	}
+	p.Exposed = true
+	_, err = db.SavePolicy(ctx, "admin", rec.ToolID, rec.Version, p)
+	wantCode(t, err, apperr.Invalid)
+	if !errors.Is(err, ErrExecutorRefuses) || !strings.Contains(apperr.MessageOf(err), `header parameter "Idempotency-Key" is reserved`) {
+		t.Fatalf("expose: %v", err)
+	}
+	rep, err := db.BulkTools(ctx, "admin", BulkExpose, []string{"search"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0].Why, "is reserved") {
+		t.Fatalf("bulk expose: %+v", rep)
+	}
+	if got, _ := db.ToolPolicyByName(ctx, "search"); got.Policy.Exposed {
+		t.Fatal("the tool was exposed")
+	}
 }
