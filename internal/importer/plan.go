@@ -1,7 +1,9 @@
 // Package importer decides what importing an API description into an
 // existing source changes: which operations are added, restored, removed or
 // changed, which tool names new operations get, which class is in force
-// afterwards, and which exposed tools are suspended. It is pure (no SQL):
+// afterwards, which exposed tools are suspended, and (PinDefinitions, R13)
+// which tools' definitions agents read change and what that voids or asks
+// the importer to confirm. It is pure (no SQL):
 // the store reads the stored tools, asks Build for a Plan and applies it in
 // one transaction.
 package importer

@@ -94,7 +94,7 @@ func (db *DB) applyDefinition(ctx context.Context, tx *sqlx.Tx, actor string, c 
 		}
 	}
 	if c.VoidApproval {
-		if err := db.voidApprovals(ctx, tx, actor, id, c.Tool, c.Suspend); err != nil {
+		if err := db.voidApprovals(ctx, tx, actor, id, c.Tool, "Approved, then void on re-import: "+c.Suspend); err != nil {
 			return err
 		}
 	}
