@@ -231,7 +231,8 @@ func TestIdempotencyKeyHeaderDeclaredByTheOperation(t *testing.T) {
 	rec := a.requestAction("createOrder", "retry", url.Values{"mode": {"key"}, "header": {"Idempotency-Key"},
 		"source": {"generated"}, "attempts": {"3"}})
 	wantStatus(t, rec.ResponseRecorder, 400)
-	wantBody(t, rec.ResponseRecorder, "Runtimes would refuse this tool", "header parameter &#34;Idempotency-Key&#34; is reserved", "Nothing was requested")
+	wantBody(t, rec.ResponseRecorder, "Runtimes would refuse this tool", "header parameter &#34;Idempotency-Key&#34; is reserved",
+		"choose another header for the key", "Nothing was requested")
 	if reqs := requestsOf(t, a, "createOrder"); len(reqs) != 0 {
 		t.Fatalf("a request was stored: %+v", reqs)
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/jmoiron/sqlx"
 
@@ -36,8 +37,8 @@ func requestDefinition(ctx context.Context, tx *sqlx.Tx, cur *PolicyRecord, n Ne
 	class, p := requestState(cur, n.Kind, n.Policy, n.NewClass)
 	if n.Kind != KindLowerRisk {
 		if err := def.refusal(class, p); err != nil {
-			return "", errors.Join(apperr.Invalidf("Runtimes would refuse this tool with this change, so it cannot be requested: %s. "+
-				"Nothing was requested.", err.Error()), ErrExecutorRefuses)
+			return "", errors.Join(apperr.Invalidf("Runtimes would refuse this tool with this change, so it cannot be requested: %s.%s "+
+				"Nothing was requested.", err.Error(), def.keyHint(p)), ErrExecutorRefuses)
 		}
 	}
 	bt, err := def.published(class, p)
@@ -106,4 +107,20 @@ func exposureRefusal(ctx context.Context, tx *sqlx.Tx, cur *PolicyRecord, p poli
 		return err.Error(), nil
 	}
 	return "", nil
+}
+
+// keyHint explains the commonest refusal in words: the operation declares
+// the idempotency key's header as a parameter of its own, so the agent and
+// the executor would both set it.
+func (d *toolDefinition) keyHint(p policy.Policy) string {
+	k := p.IdempotencyKey
+	if k == nil {
+		return ""
+	}
+	for _, prm := range d.op.Parameters {
+		if prm.In == "header" && http.CanonicalHeaderKey(prm.Name) == http.CanonicalHeaderKey(k.Header) {
+			return " The operation declares " + prm.Name + " as a parameter the agent fills in; choose another header for the key, or assert idempotency instead."
+		}
+	}
+	return ""
 }
