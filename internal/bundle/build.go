@@ -75,13 +75,14 @@ func Build(in BuildInput) (*Bundle, error) {
 		if t.Assessment.Class >= risk.Destructive && len(t.Approvals) == 0 {
 			return nil, fmt.Errorf("build bundle: tool %q is %s and exposed without an approval (R10)", t.Name, t.Assessment.Class)
 		}
+		// A tool whose source is missing keeps no digest; Validate below
+		// refuses it for the missing source.
 		bt := buildTool(t)
 		if src, ok := byName[t.Source]; ok {
-			d, err := DefinitionDigest(&bt, &src)
-			if err != nil {
+			var err error
+			if bt, err = BuildTool(t, src); err != nil {
 				return nil, fmt.Errorf("build bundle: %w", err)
 			}
-			bt.Digest = d
 		}
 		b.Tools = append(b.Tools, bt)
 		used[t.Source] = true

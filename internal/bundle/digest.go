@@ -58,14 +58,6 @@ func DefinitionDigest(t *Tool, src *Source) (string, error) {
 	return DigestPrefix + hex.EncodeToString(sum[:]), nil
 }
 
-// ToolDigest is the definition digest the tool in would carry in a bundle
-// with its source src: the same Tool Build makes, digested. The console
-// uses it to pin a tool's definition before anything is published.
-func ToolDigest(in ToolInput, src Source) (string, error) {
-	t, err := BuildTool(in, src)
-	return t.Digest, err
-}
-
 // BuildTool is the Tool Build would put in a bundle for in, digest
 // included, without the R10 gate or the rest of the bundle: what the
 // console hands to the executor's compile step before publishing.

@@ -59,10 +59,7 @@ func TestDefinitionDigestIsTheSpecifiedHash(t *testing.T) {
 func TestDefinitionDigestPinsWhatAgentsSee(t *testing.T) {
 	in := smallInput()
 	base, src := in.Tools[1], in.Sources[0] // getOrder on shop
-	want, err := ToolDigest(base, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := toolDigest(t, base, src)
 	cases := []struct {
 		name    string
 		edit    func(*ToolInput, *Source)
@@ -91,11 +88,7 @@ func TestDefinitionDigestPinsWhatAgentsSee(t *testing.T) {
 			tool, s := base, src
 			tool.Params = slices.Clone(base.Params)
 			c.edit(&tool, &s)
-			got, err := ToolDigest(tool, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (got != want) != c.changes {
+			if got := toolDigest(t, tool, s); (got != want) != c.changes {
 				t.Errorf("digest changed = %v, want %v", got != want, c.changes)
 			}
 		})
@@ -116,4 +109,13 @@ func TestVerifyRefusesAToolThatIsNotItsDigest(t *testing.T) {
 	if err := b.Validate(); err == nil {
 		t.Fatalf("Validate accepted a tool without its digest")
 	}
+}
+
+func toolDigest(t *testing.T, in ToolInput, src Source) string {
+	t.Helper()
+	bt, err := BuildTool(in, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bt.Digest
 }
