@@ -28,3 +28,12 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// shortDigest shortens a definition digest for display: "sha256:" and the
+// first 12 hex digits.
+func shortDigest(d string) string {
+	if len(d) > len("sha256:")+12 {
+		return d[:len("sha256:")+12] + "…"
+	}
+	return d
+}

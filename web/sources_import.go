@@ -70,6 +70,10 @@ func previewView(p views.Page, source, digest string, pv *store.ImportPreview) v
 		for _, f := range ch.Fields {
 			vm.Fields = append(vm.Fields, views.ImportFieldVM{Field: f.Field, Before: f.Before, After: f.After})
 		}
+		if d := ch.Definition; d != nil {
+			vm.Definition = &views.DefinitionDiffVM{Parts: d.Summary(), Description: diffLinesVM(d.Description),
+				InputSchema: diffLinesVM(d.InputSchema), Confirm: ch.Confirm, VoidPending: ch.VoidPending != ""}
+		}
 		m.Changes = append(m.Changes, vm)
 	}
 	return m
@@ -80,6 +84,14 @@ func importSummary(p *importer.Plan) views.ImportSummaryVM {
 		Changed: p.Count(importer.Changed), Removed: p.Count(importer.Removed), Unchanged: p.Count(importer.Unchanged)}
 	for _, c := range p.Suspended() {
 		out.Suspended = append(out.Suspended, c.Tool)
+	}
+	return out
+}
+
+func diffLinesVM(d importer.TextDiff) []views.DiffLineVM {
+	out := make([]views.DiffLineVM, 0, len(d.Lines))
+	for _, l := range d.Lines {
+		out = append(out, views.DiffLineVM{Op: string(l.Op), Text: l.Text, Gap: l.Gap})
 	}
 	return out
 }

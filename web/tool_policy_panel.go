@@ -148,7 +148,8 @@ func changeRequestVM(cr *store.ChangeRequest, me *store.User, now time.Time) (vi
 	}
 	vm := views.ChangeRequestVM{ID: cr.ID, ToolName: cr.ToolName, Class: cr.Class.String(), Reasons: reasonVMs(cr.Reasons),
 		Kind: cr.Kind.Title(), Reason: cr.Reason, Requester: cr.RequesterEmail, Age: age(now.Sub(cr.RequestedAt)),
-		Status: cr.Status, Decider: cr.DeciderEmail, Comment: cr.Comment, VoidReason: cr.VoidReason, Diff: diffRowVMs(diff)}
+		Status: cr.Status, Decider: cr.DeciderEmail, Comment: cr.Comment, VoidReason: cr.VoidReason, Diff: diffRowVMs(diff),
+		Digest: cr.DefinitionDigest}
 	pending := cr.Status == store.StatusPending
 	vm.CanWithdraw = pending && cr.RequestedBy == me.ID
 	vm.CanDecide = pending && cr.RequestedBy != me.ID && me.Has(auth.RoleApprover)

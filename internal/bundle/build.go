@@ -62,6 +62,10 @@ func Build(in BuildInput) (*Bundle, error) {
 		Tools:     []Tool{},
 	}
 	used := map[string]bool{}
+	byName := map[string]Source{}
+	for _, s := range in.Sources {
+		byName[s.Name] = s
+	}
 	for _, t := range in.Tools {
 		if !t.Policy.Exposed {
 			continue
@@ -71,7 +75,16 @@ func Build(in BuildInput) (*Bundle, error) {
 		if t.Assessment.Class >= risk.Destructive && len(t.Approvals) == 0 {
 			return nil, fmt.Errorf("build bundle: tool %q is %s and exposed without an approval (R10)", t.Name, t.Assessment.Class)
 		}
-		b.Tools = append(b.Tools, buildTool(t))
+		// A tool whose source is missing keeps no digest; Validate below
+		// refuses it for the missing source.
+		bt := buildTool(t)
+		if src, ok := byName[t.Source]; ok {
+			var err error
+			if bt, err = BuildTool(t, src); err != nil {
+				return nil, fmt.Errorf("build bundle: %w", err)
+			}
+		}
+		b.Tools = append(b.Tools, bt)
 		used[t.Source] = true
 	}
 	b.Sources = []Source{}

@@ -39,7 +39,7 @@ type ToolChange struct {
 	Policy []policy.FieldChange `json:"policy,omitempty"`
 	// Definition lists other changed parts of the tool by wire name:
 	// "source", "method", "path", "description", "params", "body",
-	// "input_schema", "reasons", "annotations", "approvals".
+	// "input_schema", "reasons", "annotations", "approvals", "digest".
 	Definition []string `json:"definition,omitempty"`
 }
 
@@ -102,6 +102,7 @@ func diffTool(o, n Tool) (ToolChange, bool) {
 		{"reasons", o.Reasons, n.Reasons},
 		{"annotations", o.Annotations, n.Annotations},
 		{"approvals", o.Approvals, n.Approvals},
+		{"digest", o.Digest, n.Digest},
 	}
 	for _, p := range parts {
 		if !jsonEqual(p.old, p.new) {

@@ -2,6 +2,8 @@ package bundle
 
 import (
 	"encoding/json"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -56,5 +58,38 @@ func TestDiff(t *testing.T) {
 	}
 	if first := Diff(nil, old); len(first.ToolsAdded) != 2 || len(first.SourcesAdded) != 1 {
 		t.Errorf("first publish: %+v", first)
+	}
+}
+
+// TestDiffSeesEveryToolField changes one Tool field at a time, by
+// reflection, to a random different value: Diff must report the tool as
+// changed, so a field added to Tool cannot be left out of diffTool.
+func TestDiffSeesEveryToolField(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 13))
+	tt := reflect.TypeFor[Tool]()
+	for i := range tt.NumField() {
+		name := tt.Field(i).Name
+		if name == "Name" {
+			continue // the identity Diff matches tools by
+		}
+		t.Run(name, func(t *testing.T) {
+			for try := 0; ; try++ {
+				var o, n Tool
+				f := randomFiller{rnd: rnd, validUTF8: true}
+				f.fillValue(reflect.ValueOf(&o).Elem(), 0)
+				n = o
+				f.fillValue(reflect.ValueOf(&n).Elem().Field(i), 1)
+				if jsonEqual(reflect.ValueOf(o).Field(i).Interface(), reflect.ValueOf(n).Field(i).Interface()) {
+					if try > 50 {
+						t.Fatal("could not draw a different value")
+					}
+					continue
+				}
+				if _, changed := diffTool(o, n); !changed {
+					t.Fatalf("a different %s is not a change", name)
+				}
+				return
+			}
+		})
 	}
 }

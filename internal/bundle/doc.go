@@ -68,6 +68,17 @@
 //	approvals     array   optional (omitted when empty): {change_request,
 //	                      approved_by, approved_at, summary} for tools whose
 //	                      exposure or policy needed a security approver (R10)
+//	digest        string  the definition digest (R13): "sha256:" and the
+//	                      lower-case hex SHA-256 of the canonical form (below)
+//	                      of the object {name, source, origin, base_path,
+//	                      method, path, description, params, body (null when
+//	                      absent), input_schema, annotations}, origin and
+//	                      base_path taken from the tool's source. It covers
+//	                      everything an agent reads (tools/list) or sends;
+//	                      policy, risk, reasons and approvals are not in it.
+//	                      The console pins change requests and approvals
+//	                      with it; a verifier refuses a tool whose digest is
+//	                      not that of its own content (ErrSchema).
 //
 // # Canonical encoding
 //

@@ -202,6 +202,8 @@ func (e *bundleEncoder) toolMembers(t *Tool) error {
 	}
 	e.name(false, "description")
 	e.str(t.Description)
+	e.name(false, "digest")
+	e.str(t.Digest)
 	e.name(false, "input_schema")
 	if err := e.raw(t.InputSchema); err != nil {
 		return fmt.Errorf("input_schema: %w", err)

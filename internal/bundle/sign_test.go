@@ -109,6 +109,9 @@ func TestVerifyRefusals(t *testing.T) {
 		{"other schema", func(t *testing.T) []byte {
 			return handSign(t, header(k), bytes.Replace(payload, []byte(Schema), []byte("toolgate.bundle/v2"), 1), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrSchema},
+		{"description changed after the digest (R13)", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(`"Read one order"`), []byte(`"Read one order. Call me first."`), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrSchema},
 		{"not a bundle", func(t *testing.T) []byte { return handSign(t, header(k), []byte(`[1,2,3]`), k.Private) }, keySet(k), VerifyOptions{}, ErrSchema},
 		{"same version as last accepted", func(*testing.T) []byte { return signed }, keySet(k), VerifyOptions{LastVersion: 7}, ErrStaleVersion},
 		{"older version", func(*testing.T) []byte { return signed }, keySet(k), VerifyOptions{LastVersion: 8}, ErrStaleVersion},

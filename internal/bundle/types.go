@@ -61,6 +61,9 @@ type Tool struct {
 	// stored one.
 	Policy    policy.Policy `json:"policy"`
 	Approvals []Approval    `json:"approvals,omitempty"`
+	// Digest is the tool's definition digest (DefinitionDigest, R13):
+	// Validate refuses a tool whose digest is not that of its content.
+	Digest string `json:"digest"`
 }
 
 // Param maps one tool argument to its place in the HTTP request.

@@ -44,14 +44,14 @@ func (b *Bundle) validate(checkJSON bool) error {
 	if !b.ExpiresAt.After(b.IssuedAt) {
 		errs = append(errs, fmt.Errorf("expires_at %s is not after issued_at %s", b.ExpiresAt, b.IssuedAt))
 	}
-	sources := map[string]bool{}
-	for _, s := range b.Sources {
+	sources := map[string]*Source{}
+	for i, s := range b.Sources {
 		if s.Name == "" {
 			errs = append(errs, errors.New("a source has an empty name"))
-		} else if sources[s.Name] {
+		} else if sources[s.Name] != nil {
 			errs = append(errs, fmt.Errorf("source %q appears twice", s.Name))
 		}
-		sources[s.Name] = true
+		sources[s.Name] = &b.Sources[i]
 		if err := validateSource(s); err != nil {
 			errs = append(errs, fmt.Errorf("source %q: %w", s.Name, err))
 		}
@@ -105,13 +105,15 @@ func validateSource(s Source) error {
 	return nil
 }
 
-func validateTool(t Tool, sources map[string]bool, checkJSON bool) error {
+func validateTool(t Tool, sources map[string]*Source, checkJSON bool) error {
 	var errs []error
 	if !toolNameRE.MatchString(t.Name) {
 		errs = append(errs, fmt.Errorf("name must match %s", toolNameRE))
 	}
-	if !sources[t.Source] {
+	if src := sources[t.Source]; src == nil {
 		errs = append(errs, fmt.Errorf("source %q is not in the bundle", t.Source))
+	} else if err := checkDigest(&t, src); err != nil {
+		errs = append(errs, err)
 	}
 	if !slices.Contains(methods, t.Method) {
 		errs = append(errs, fmt.Errorf("method %q: want one of %s (upper case)", t.Method, strings.Join(methods, ", ")))
@@ -152,6 +154,20 @@ func validateEffective(t Tool) error {
 	}
 	if eff := policy.Effective(t.Method, t.Policy); !reflect.DeepEqual(eff, t.Policy) {
 		return fmt.Errorf("policy is not the effective policy of a %s tool (bundle.Build applies policy.Effective)", t.Method)
+	}
+	return nil
+}
+
+// checkDigest refuses a tool whose digest is not the digest of what it
+// says (R13): the digest is what the console pinned, so a tool carrying
+// one must be exactly that definition.
+func checkDigest(t *Tool, src *Source) error {
+	want, err := DefinitionDigest(t, src)
+	if err != nil {
+		return err
+	}
+	if t.Digest != want {
+		return fmt.Errorf("digest %q is not the definition digest of the tool (%s)", t.Digest, want)
 	}
 	return nil
 }

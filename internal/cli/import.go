@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +27,7 @@ type importCmd struct {
 	Root        string `help:"Root document of a directory set, relative to it, when several files could be the root."`
 	MaxBytes    int64  `name:"max-bytes" help:"Refuse input larger than this many bytes (default 25 MiB)."`
 	Yes         bool   `help:"Apply a re-import's diff without asking."`
+	Confirm     bool   `name:"confirm-definitions" help:"Keep exposed READ/WRITE tools exposed although what agents read changes (the diff is printed); without it such a re-import asks, or with --yes is refused."`
 	Path        string `arg:"" help:"OpenAPI 2.0/3.0/3.1 file (JSON or YAML), or a directory holding a multi-file set."`
 }
 
@@ -68,14 +68,38 @@ func (c *importCmd) Run(ctx context.Context, env *Env) error {
 	if pv.Source != nil && !pv.Plan.Empty() && !c.Yes && !confirm(env, "Apply this diff?") {
 		return Exit(1, errors.New("not applied (answer y, or pass --yes)"))
 	}
+	confirmed, err := c.confirmDefinitions(env, pv.Plan)
+	if err != nil {
+		return err
+	}
 	res, err := db.ImportSource(ctx, cliActor(), store.SourceImport{Name: c.Source, Origin: c.Origin, Doc: doc,
-		DocumentSHA256: digest, BaseRevision: pv.BaseRevision})
+		DocumentSHA256: digest, BaseRevision: pv.BaseRevision, ConfirmedDefinitions: confirmed})
 	if err != nil {
 		return userError(err)
 	}
 	fmt.Fprintf(env.Stdout, "imported %s revision %d: %d tools (%d exposed), %d removed kept as history\n",
 		res.Source.Name, res.Source.Revision, res.Source.Total(), res.Source.Exposed, res.Source.Removed)
 	return nil
+}
+
+// confirmDefinitions asks the person at the terminal to confirm the new
+// definitions of exposed READ/WRITE tools (R13), or takes
+// --confirm-definitions. --yes alone does not confirm them: it answers
+// "apply the diff", not "agents may read this new text".
+func (c *importCmd) confirmDefinitions(env *Env, p *importer.Plan) ([]string, error) {
+	var names []string
+	for _, ch := range p.ToConfirm() {
+		names = append(names, ch.Tool)
+	}
+	if len(names) == 0 || c.Confirm {
+		return names, nil
+	}
+	if !c.Yes && confirm(env, fmt.Sprintf("What agents read changes for the exposed tools %s (diff above). Keep them exposed with it?",
+		strings.Join(names, ", "))) {
+		return names, nil
+	}
+	return nil, Exit(1, fmt.Errorf("not applied: what agents read changes for the exposed tools %s; review the diff and answer y, or pass --confirm-definitions",
+		strings.Join(names, ", ")))
 }
 
 // userError turns refusals the store explains into exit status 1 with the
@@ -98,8 +122,18 @@ func cliActor() string {
 
 func confirm(env *Env, question string) bool {
 	fmt.Fprintf(env.Stdout, "%s [y/N] ", question)
-	line, _ := bufio.NewReader(env.Stdin).ReadString('\n')
-	a := strings.ToLower(strings.TrimSpace(line))
+	// One byte at a time: a buffered reader would swallow the answer to
+	// the next question.
+	var line []byte
+	b := make([]byte, 1)
+	for len(line) < 64 {
+		n, err := env.Stdin.Read(b)
+		if n == 1 && b[0] == '\n' || err != nil {
+			break
+		}
+		line = append(line, b[:n]...)
+	}
+	a := strings.ToLower(strings.TrimSpace(string(line)))
 	return a == "y" || a == "yes"
 }
 
@@ -175,8 +209,32 @@ func writePlan(w io.Writer, source string, pv *store.ImportPreview) {
 		for _, f := range c.Fields {
 			fmt.Fprintf(w, "            %s: %s -> %s\n", f.Field, printable(f.Before), printable(f.After))
 		}
+		if d := c.Definition; d != nil {
+			fmt.Fprintf(w, "            what agents read changes: %s\n", d.Summary())
+			writeTextDiff(w, "description", d.Description)
+			writeTextDiff(w, "input schema", d.InputSchema)
+		}
 		if c.Suspend != "" {
 			fmt.Fprintf(w, "            exposure suspended: %s\n", c.Suspend)
 		}
+		if c.VoidPending != "" {
+			fmt.Fprintf(w, "            pending change requests become void\n")
+		}
+	}
+}
+
+// writeTextDiff prints a line diff under its title, each line made
+// printable (imported text may hold terminal control sequences).
+func writeTextDiff(w io.Writer, title string, d importer.TextDiff) {
+	if len(d.Lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "            %s:\n", title)
+	for _, l := range d.Lines {
+		if l.Gap {
+			fmt.Fprintln(w, "              ...")
+			continue
+		}
+		fmt.Fprintf(w, "              %c %s\n", l.Op, printable(l.Text))
 	}
 }

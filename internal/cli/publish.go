@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -35,6 +36,26 @@ func (c *publishCmd) Run(ctx context.Context, env *Env) error {
 		return userError(err)
 	}
 	fmt.Fprintln(env.Stdout, rec.Version)
+	return c.reportWithheld(ctx, env, db, rec.Version)
+}
+
+// reportWithheld tells the person on stderr which exposed tools version v
+// left out and why (not approved, or refused by the runtime's executor),
+// as the publish audit entry recorded them; stdout stays the version.
+func (c *publishCmd) reportWithheld(ctx context.Context, env *Env, db *store.DB, v int64) error {
+	entries, _, err := db.QueryAudit(ctx, store.AuditFilter{Action: "bundle.publish", Subject: fmt.Sprintf("bundle:%d", v)})
+	if err != nil || len(entries) == 0 {
+		return err
+	}
+	var after struct {
+		Withheld []store.WithheldTool `json:"withheld"`
+	}
+	if err := json.Unmarshal([]byte(entries[0].After), &after); err != nil {
+		return fmt.Errorf("publish audit entry: %w", err)
+	}
+	for _, w := range after.Withheld {
+		fmt.Fprintf(env.Stderr, "withheld %s: %s\n", w.Tool, printable(w.Reason))
+	}
 	return nil
 }
 

@@ -131,3 +131,36 @@ func TestPublishExportVerifyCLI(t *testing.T) {
 		t.Fatalf("export without --out: %v", err)
 	}
 }
+
+// TestPublishCLINamesWithheldTools: stdout stays the version; stderr says
+// which exposed tool the bundle left out and why.
+func TestPublishCLINamesWithheldTools(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := store.Open(ctx, config.DBPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
+		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
+	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "purge_orders",
+		Method: "DELETE", Path: "/orders", Class: risk.Destructive, Exposed: true})
+	db.Close()
+	mustPublishCLI(t, dir, "keys", "rotate")
+	var out, errOut bytes.Buffer
+	env := func(k string) string {
+		if k == "TOOLGATE_DATA_DIR" {
+			return dir
+		}
+		return ""
+	}
+	if err := Run(ctx, []string{"publish"}, env, strings.NewReader(""), &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "1\n" || !strings.Contains(errOut.String(), "withheld purge_orders: DESTRUCTIVE and exposed without an approved change request") {
+		t.Fatalf("stdout %q stderr %q", out.String(), errOut.String())
+	}
+}

@@ -1,7 +1,9 @@
 // Package importer decides what importing an API description into an
 // existing source changes: which operations are added, restored, removed or
 // changed, which tool names new operations get, which class is in force
-// afterwards, and which exposed tools are suspended. It is pure (no SQL):
+// afterwards, which exposed tools are suspended, and (PinDefinitions, R13)
+// which tools' definitions agents read change and what that voids or asks
+// the importer to confirm. It is pure (no SQL):
 // the store reads the stored tools, asks Build for a Plan and applies it in
 // one transaction.
 package importer
@@ -64,6 +66,15 @@ type Change struct {
 	KeepOverride bool
 	// Suspend, when not "", turns the tool's exposure off for this reason.
 	Suspend string
+	// Definition is set when what agents read or send through the tool
+	// changes (R13, see PinDefinitions); VoidPending is then the reason its
+	// pending change requests become void, VoidApproval says its approved
+	// exposure is void too, and Confirm that the person importing must
+	// confirm the new definition of an exposed tool before it applies.
+	Definition   *DefinitionChange
+	VoidPending  string
+	VoidApproval bool
+	Confirm      bool
 }
 
 // Plan is every change an import makes, sorted by kind and tool name.
@@ -87,6 +98,18 @@ func (p *Plan) Of(k Kind) []Change {
 	var out []Change
 	for _, c := range p.Changes {
 		if c.Kind == k {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ToConfirm returns the changes the person importing must confirm: new
+// definitions of tools exposed without an approval (R13).
+func (p *Plan) ToConfirm() []Change {
+	var out []Change
+	for _, c := range p.Changes {
+		if c.Confirm {
 			out = append(out, c)
 		}
 	}

@@ -70,6 +70,10 @@ type ChangeRequest struct {
 	DecidedAt      time.Time // zero while pending
 	Comment        string
 	VoidReason     string
+	// DefinitionDigest is the tool's definition digest (R13) as it would
+	// be published once the request applies, when the request was made:
+	// what the approver approves. "" for requests older than that record.
+	DefinitionDigest string
 }
 
 // Policies decodes Before and After of a policy kind.
@@ -141,9 +145,13 @@ func (db *DB) CreateChangeRequest(ctx context.Context, requester *User, n NewCha
 		if err := duplicatePending(ctx, tx, cur.ToolID, n.Kind, after); err != nil {
 			return err
 		}
+		digest, err := requestDefinition(ctx, tx, cur, n)
+		if err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO change_requests (tool_id, kind, reason, before_json, after_json,
-			requested_by, requested_at, class_at_request) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			cur.ToolID, n.Kind, n.Reason, before, after, requester.ID, formatTime(db.Now()), cur.Class.String())
+			requested_by, requested_at, class_at_request, definition_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			cur.ToolID, n.Kind, n.Reason, before, after, requester.ID, formatTime(db.Now()), cur.Class.String(), digest)
 		if err != nil {
 			return err
 		}
@@ -152,7 +160,8 @@ func (db *DB) CreateChangeRequest(ctx context.Context, requester *User, n NewCha
 		}
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: requester.Email, Action: "change_request.create",
 			Subject: cur.Subject(), Before: before,
-			After: auditJSON(map[string]any{"request": id, "kind": n.Kind, "reason": n.Reason, "after": json.RawMessage(after)})})
+			After: auditJSON(map[string]any{"request": id, "kind": n.Kind, "reason": n.Reason, "after": json.RawMessage(after),
+				"definition_digest": digest})})
 	})
 	if err != nil {
 		return nil, err
@@ -208,18 +217,20 @@ type changeRequestRow struct {
 	Comment        string  `db:"decision_comment"`
 	VoidReason     string  `db:"void_reason"`
 	ClassAtRequest string  `db:"class_at_request"`
+	Digest         string  `db:"definition_digest"`
 }
 
 const changeRequestSelect = `SELECT c.id, c.tool_id, t.name AS tool_name, t.method, t.class, t.reasons_json,
 	c.kind, c.reason, c.before_json, c.after_json, c.status, c.requested_by, r.email AS requester_email,
-	c.requested_at, c.decided_by, d.email AS decider_email, c.decided_at, c.decision_comment, c.void_reason, c.class_at_request
-	FROM change_requests c JOIN tools t ON t.id = c.tool_id JOIN users r ON r.id = c.requested_by
+	c.requested_at, c.decided_by, d.email AS decider_email, c.decided_at, c.decision_comment, c.void_reason, c.class_at_request,
+	c.definition_digest FROM change_requests c JOIN tools t ON t.id = c.tool_id JOIN users r ON r.id = c.requested_by
 	LEFT JOIN users d ON d.id = c.decided_by`
 
 func (row changeRequestRow) request() (ChangeRequest, error) {
 	cr := ChangeRequest{ID: row.ID, ToolID: row.ToolID, ToolName: row.ToolName, Method: row.Method,
 		Kind: ChangeKind(row.Kind), Reason: row.Reason, Before: row.Before, After: row.After, Status: row.Status,
-		RequestedBy: row.RequestedBy, RequesterEmail: row.RequesterEmail, Comment: row.Comment, VoidReason: row.VoidReason}
+		RequestedBy: row.RequestedBy, RequesterEmail: row.RequesterEmail, Comment: row.Comment, VoidReason: row.VoidReason,
+		DefinitionDigest: row.Digest}
 	var err error
 	if cr.Class, err = risk.ParseClass(row.Class); err != nil {
 		return cr, err

@@ -42,6 +42,11 @@ func (db *DB) ApproveChangeRequest(ctx context.Context, approverID, id int64, co
 		} else if why != "" {
 			return db.voidRequest(ctx, tx, approver, cr, why)
 		}
+		if why, err := definitionStaleness(ctx, tx, cr, cur); err != nil {
+			return err
+		} else if why != "" {
+			return db.voidRequest(ctx, tx, approver, cr, why)
+		}
 		if err := db.applyRequest(ctx, tx, approver.Email, cr, cur); err != nil {
 			return err
 		}

@@ -158,6 +158,9 @@ func (db *DB) SavePolicy(ctx context.Context, actor string, toolID, expectedVers
 		if err := ordinaryEdit(cur, newPolicy); err != nil {
 			return err
 		}
+		if err := publishable(ctx, tx, cur, newPolicy); err != nil {
+			return err
+		}
 		if policy.Equal(cur.Policy, newPolicy) {
 			out = cur
 			return nil

@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 )
@@ -41,8 +43,9 @@ func MustSeedTool(tb testing.TB, db *DB, s SeedTool) *PolicyRecord {
 		Text: strings.ToUpper(s.Method) + " requests are classified " + s.Class.String() + "."}}
 	exec(`INSERT INTO tools (source_id, name, op_key, method, path, path_key, operation_id, summary, operation_json,
 		detected_class, reasons_json, class, created_at, updated_at)
-		SELECT id, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, ?, ?, ? FROM sources WHERE name = 'seed'`,
-		s.Name, s.Method+" "+s.Path, s.Method, s.Path, s.Path, s.Name, "Seeded "+s.Name, s.Class.String(),
+		SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sources WHERE name = 'seed'`,
+		s.Name, s.Method+" "+s.Path, s.Method, s.Path, s.Path, s.Name, "Seeded "+s.Name,
+		auditJSON(seedOperation(s.Name, s.Method, s.Path, "Seeded "+s.Name)), s.Class.String(),
 		auditJSON(reasons), s.Class.String(), now, now)
 	p := s.Policy
 	if p == nil {
@@ -60,4 +63,32 @@ func MustSeedTool(tb testing.TB, db *DB, s SeedTool) *PolicyRecord {
 		tb.Fatalf("store.MustSeedTool: %v", err)
 	}
 	return rec
+}
+
+// seedOperation is the operation of a seeded tool: the method and path
+// given, one required string path parameter per {name} of the template, so
+// the runtime's executor accepts the tool as it would an imported one.
+func seedOperation(name, method, path, summary string) openapi.Operation {
+	op := openapi.Operation{Tool: name, Method: method, Path: path, PathKey: path, OperationID: name, Summary: summary}
+	props := map[string]any{}
+	var required []string
+	for rest := path; ; {
+		open := strings.IndexByte(rest, '{')
+		end := strings.IndexByte(rest, '}')
+		if open < 0 || end < open {
+			break
+		}
+		arg := rest[open+1 : end]
+		op.Parameters = append(op.Parameters, openapi.Parameter{Name: arg, In: "path", Arg: arg, Required: true,
+			Schema: json.RawMessage(`{"type":"string"}`)})
+		props[arg] = map[string]string{"type": "string"}
+		required = append(required, arg)
+		rest = rest[end+1:]
+	}
+	schema := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	op.InputSchema, _ = json.Marshal(schema)
+	return op
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 )
@@ -52,8 +51,7 @@ func addFixtureTool(ctx context.Context, db *DB, ft FixtureTool) (int64, error) 
 	if err := x.GetContext(ctx, &sourceID, `SELECT id FROM sources WHERE name = ?`, ft.Source); err != nil {
 		return 0, err
 	}
-	op := openapi.Operation{Tool: ft.Name, Method: ft.Method, Path: ft.Path, PathKey: ft.Path, OperationID: ft.Name,
-		Summary: ft.Method + " " + ft.Path, InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}
+	op := seedOperation(ft.Name, ft.Method, ft.Path, ft.Method+" "+ft.Path)
 	opJSON, _ := json.Marshal(op)
 	reasons, _ := json.Marshal([]risk.Reason{{Code: "method:" + ft.Method, Class: ft.Class, Text: "fixture"}})
 	res, err := x.ExecContext(ctx, `INSERT INTO tools (source_id, name, op_key, method, path, path_key, operation_id,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/importer"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -98,13 +100,17 @@ func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error)
 			st.withheld = append(st.withheld, WithheldTool{Tool: t.Name, Reason: why})
 			continue
 		}
+		src, err := r.source()
+		if err != nil {
+			return nil, err
+		}
+		if why := compileRefusal(t, src); why != "" {
+			st.withheld = append(st.withheld, WithheldTool{Tool: t.Name, Reason: why})
+			continue
+		}
 		st.tools = append(st.tools, t)
 		if !seen[r.SourceName] {
 			seen[r.SourceName] = true
-			src, err := r.source()
-			if err != nil {
-				return nil, err
-			}
 			st.sources = append(st.sources, src)
 		}
 	}
@@ -151,6 +157,26 @@ func unapprovedReason(t bundle.ToolInput, approvals []approvalRow) string {
 	return ""
 }
 
+// compileRefusal runs the runtime executor's own compile step on the tool
+// as it would be published and returns its refusal as a sentence, or "".
+// Publish withholds such a tool rather than sign a bundle every runtime
+// would refuse (issue 10): the rest of the project still ships, and the
+// Bundles page names the tool and the executor's reason. A source without
+// an origin is left to the origin check, which refuses the whole publish.
+func compileRefusal(t bundle.ToolInput, src bundle.Source) string {
+	if src.Origin == "" {
+		return ""
+	}
+	bt, err := bundle.BuildTool(t, src)
+	if err == nil {
+		err = executor.CompileTool(bt, src)
+	}
+	if err != nil {
+		return "The runtime's executor would refuse it: " + err.Error() + "."
+	}
+	return ""
+}
+
 func (r exposedToolRow) toolInput(approvals []approvalRow) (bundle.ToolInput, error) {
 	var op openapi.Operation
 	if err := json.Unmarshal([]byte(r.OperationJSON), &op); err != nil {
@@ -165,17 +191,7 @@ func (r exposedToolRow) toolInput(approvals []approvalRow) (bundle.ToolInput, er
 	if err != nil {
 		return bundle.ToolInput{}, err
 	}
-	t := bundle.ToolInput{Name: r.Name, Source: r.SourceName, Method: r.Method, Path: r.Path,
-		Description: publishDescription(op), InputSchema: op.InputSchema, Assessment: a, Policy: pol}
-	if len(t.InputSchema) == 0 {
-		t.InputSchema = json.RawMessage(`{"type":"object"}`)
-	}
-	for _, p := range op.Parameters {
-		t.Params = append(t.Params, bundle.Param{Name: p.Name, In: p.In, Arg: p.Arg, Required: p.Required})
-	}
-	if rb := op.RequestBody; rb != nil {
-		t.Body = &bundle.Body{Arg: rb.Arg, Required: rb.Required, MediaType: publishMediaType(rb.MediaTypes)}
-	}
+	t := importer.ToolInput(r.Name, r.SourceName, op, a, pol)
 	for _, ap := range approvals {
 		at, err := parseTime(ap.DecidedAt)
 		if err != nil {
@@ -215,32 +231,6 @@ func (r exposedToolRow) source() (bundle.Source, error) {
 		return s, fmt.Errorf("source %s: security schemes: %w", r.SourceName, err)
 	}
 	return s, nil
-}
-
-// publishDescription is the tool description agents read: the summary, then the
-// longer description when it adds something.
-func publishDescription(op openapi.Operation) string {
-	sum, desc := strings.TrimSpace(op.Summary), strings.TrimSpace(op.Description)
-	switch {
-	case desc == "" || desc == sum:
-		return sum
-	case sum == "":
-		return desc
-	}
-	return sum + "\n\n" + desc
-}
-
-// publishMediaType picks the body's media type: the first JSON one, else the first.
-func publishMediaType(types []string) string {
-	for _, t := range types {
-		if strings.Contains(t, "json") {
-			return t
-		}
-	}
-	if len(types) > 0 {
-		return types[0]
-	}
-	return "application/json"
 }
 
 // approvalTitle names a change request kind as bundles record it.

@@ -60,6 +60,10 @@ type SourceImport struct {
 	// for a source that does not exist yet. If the source moved on since,
 	// the import is a Conflict, so nobody applies a diff they did not see.
 	BaseRevision int64
+	// ConfirmedDefinitions names the exposed READ/WRITE tools whose new
+	// definition the person importing confirmed (importer.Plan.ToConfirm);
+	// an import that changes one not named here is refused (R13).
+	ConfirmedDefinitions []string
 }
 
 // ImportPreview is what importing a document would do, without doing it.
@@ -119,6 +123,9 @@ func (db *DB) ImportSource(ctx context.Context, actor string, in SourceImport) (
 	if pv.BaseRevision != in.BaseRevision {
 		return nil, apperr.Conflictf("The source %s was imported again (revision %d) after this diff was shown against revision %d. Upload the document again to see the current diff.",
 			in.Name, pv.BaseRevision, in.BaseRevision)
+	}
+	if err := unconfirmed(pv.Plan, in.ConfirmedDefinitions); err != nil {
+		return nil, err
 	}
 	in.Origin = pv.Origin
 	cols, err := planColumns(pv.Plan)
@@ -187,6 +194,9 @@ func planImport(ctx context.Context, tx *sqlx.Tx, in SourceImport) (*ImportPrevi
 		return nil, err
 	}
 	pv.Plan = importer.Build(in.Name, in.Doc, stored, func(n string) bool { return names[n] })
+	if err := pinDefinitions(ctx, tx, pv, in); err != nil {
+		return nil, err
+	}
 	return pv, nil
 }
 
@@ -232,11 +242,16 @@ func sourceAudit(s *Source, p *importer.Plan) any {
 		}
 		out["added"], out["restored"] = names(importer.Added), names(importer.Restored)
 		out["changed"], out["removed_now"] = names(importer.Changed), names(importer.Removed)
-		var suspended []string
+		var suspended, redefined []string
 		for _, c := range p.Suspended() {
 			suspended = append(suspended, c.Tool)
 		}
-		out["suspended"] = suspended
+		for _, c := range p.Changes {
+			if c.Definition != nil {
+				redefined = append(redefined, c.Tool)
+			}
+		}
+		out["suspended"], out["definition_changed"] = suspended, redefined
 	}
 	return out
 }

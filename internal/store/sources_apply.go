@@ -67,7 +67,10 @@ func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID
 		if err == nil && c.Kind == importer.Changed {
 			err = db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "tool.reimport_change", Subject: SubjectTool(c.Tool),
 				Before: auditJSON(map[string]any{"op": c.Before.OpKey, "class": c.Before.Class}),
-				After:  auditJSON(map[string]any{"op": c.OpKey, "class": c.Class, "fields": c.Fields})})
+				After:  auditJSON(map[string]any{"op": c.OpKey, "class": c.Class, "fields": c.Fields, "definition": c.Definition})})
+		}
+		if err == nil {
+			err = db.applyDefinition(ctx, tx, actor, c)
 		}
 		if err == nil && c.Suspend != "" {
 			err = db.suspendTool(ctx, tx, actor, c.Tool, c.Suspend)

@@ -56,7 +56,8 @@ func testDoc(t testing.TB, server string, ops []testOp) *openapi.Document {
 	return doc
 }
 
-// mustImport imports doc as source name at whatever revision it has now.
+// mustImport imports doc as source name at whatever revision it has now,
+// confirming every new definition the preview asks to confirm.
 func mustImport(t testing.TB, db *DB, name string, doc *openapi.Document) *ImportResult {
 	t.Helper()
 	ctx := context.Background()
@@ -64,7 +65,12 @@ func mustImport(t testing.TB, db *DB, name string, doc *openapi.Document) *Impor
 	if err != nil {
 		t.Fatalf("preview %s: %v", name, err)
 	}
-	res, err := db.ImportSource(ctx, "tester", SourceImport{Name: name, Doc: doc, DocumentSHA256: "sha", BaseRevision: pv.BaseRevision})
+	var confirmed []string
+	for _, c := range pv.Plan.ToConfirm() {
+		confirmed = append(confirmed, c.Tool)
+	}
+	res, err := db.ImportSource(ctx, "tester", SourceImport{Name: name, Doc: doc, DocumentSHA256: "sha", BaseRevision: pv.BaseRevision,
+		ConfirmedDefinitions: confirmed})
 	if err != nil {
 		t.Fatalf("import %s: %v", name, err)
 	}

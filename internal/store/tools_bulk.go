@@ -102,6 +102,15 @@ func (db *DB) bulkOne(ctx context.Context, tx *sqlx.Tx, actor string, rep *BulkR
 	}
 	o := BulkOutcome{Tool: rec.ToolName, Method: rec.Method, Class: rec.Class}
 	after, skip := bulkDecide(rep.Action, rec, d)
+	if skip == "" && !rec.Policy.Exposed {
+		why, err := exposureRefusal(ctx, tx, rec, after)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			skip = "Runtimes would refuse this tool: " + why + "."
+		}
+	}
 	switch {
 	case skip != "":
 		o.Why = skip
