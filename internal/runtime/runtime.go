@@ -59,7 +59,8 @@ type Options struct {
 	// local-development flag, clock). A nil Transport is replaced by one
 	// executor.NewTransport shared by every executor, so swaps keep the
 	// connection pool; a nil Breakers by one registry of the runtime's, so
-	// swaps keep each unchanged tool's circuit breaker (R7).
+	// swaps keep each unchanged tool's circuit breaker (R7); a nil Schemas
+	// by one cache of the runtime's, so swaps compile only changed schemas.
 	Executor executor.Options
 	// HTTPClient talks to the console (nil: a client with a 30 s timeout).
 	HTTPClient *http.Client
@@ -92,9 +93,13 @@ type Runtime struct {
 
 	server   *mcp.Server
 	listMu   sync.Mutex
-	listed   map[string]listedTool // tools currently registered with server
+	listed   map[string]*listing // tools currently registered with server
 	metrics  *metrics
 	execOpts executor.Options
+
+	// lastRefusal is why the last fetched bundle was refused ("" once a
+	// bundle is accepted), reported to the console on every fetch.
+	lastRefusal atomic.Value // string
 }
 
 // New prepares a runtime: state directory, instance id, trusted keys (a
@@ -106,7 +111,8 @@ func New(opts Options) (*Runtime, error) {
 	}
 	opts.defaults()
 	r := &Runtime{opts: opts, log: opts.Logger, disk: disk{dir: filepath.Join(opts.DataDir, "runtime")},
-		listed: map[string]listedTool{}}
+		listed: map[string]*listing{}}
+	r.lastRefusal.Store("")
 	if err := r.disk.ensure(); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
@@ -121,6 +127,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if r.execOpts.Breakers == nil {
 		r.execOpts.Breakers = executor.NewBreakers()
+	}
+	if r.execOpts.Schemas == nil {
+		r.execOpts.Schemas = executor.NewSchemas()
 	}
 	r.metrics = newMetrics(r)
 	r.server = newMCPServer(opts)
