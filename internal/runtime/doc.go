@@ -9,8 +9,8 @@
 // runtime token as a bearer token and If-None-Match, identifying itself with
 // X-Toolgate-Runtime-Name, X-Toolgate-Instance-Id and
 // X-Toolgate-Bundle-Version (and X-Toolgate-Refused, below). A new bundle
-// is verified against the trusted keys (pinned, or fetched once from GET /api/v1/keys under trust on first
-// use and persisted); an unsigned, tampered, unknown-key, older-version or
+// is verified against the trusted keys (pinned, or fetched once from GET
+// /api/v1/keys under trust on first use and persisted); an unsigned, tampered, unknown-key, older-version or
 // expired bundle is refused and the last good one stays in force (R11).
 // An accepted bundle is compiled into a new executor and swapped in with
 // one atomic pointer store: calls in flight finish on the executor they
@@ -60,6 +60,12 @@
 // Tool-list changes send notifications/tools/list_changed. tools/call
 // answers with the executor's result JSON as text and structured content;
 // failures set isError and carry class, may_have_applied and instruction.
+//
+// The streamable HTTP endpoint (MCPHandler) checks Origin, as the MCP
+// transport requires: requests without one (non-browser clients), from a
+// loopback origin (localhost, 127.0.0.0/8, [::1], any port) or from an
+// origin in Options.AllowedOrigins are served; any other Origin, "null"
+// included, gets 403 before reaching the MCP server.
 //
 // ServeStdio serves the same server on stdin/stdout. When stdin ends it
 // still answers every request already read (bounded by a drain time), so

@@ -71,6 +71,10 @@ type Options struct {
 	Rand func() float64
 	// Version is the toolgate version reported to MCP clients.
 	Version string
+	// AllowedOrigins are browser origins (http(s)://host[:port]) allowed
+	// to use the streamable HTTP endpoint besides loopback ones; requests
+	// without Origin are always allowed, any other Origin gets 403.
+	AllowedOrigins []string
 }
 
 // Runtime fetches and verifies bundles, keeps the last good one on disk,
@@ -97,6 +101,8 @@ type Runtime struct {
 	metrics  *metrics
 	execOpts executor.Options
 
+	allowedOrigins map[string]bool
+
 	// lastRefusal is why the last fetched bundle was refused ("" once a
 	// bundle is accepted), reported to the console on every fetch.
 	lastRefusal atomic.Value // string
@@ -113,6 +119,7 @@ func New(opts Options) (*Runtime, error) {
 	r := &Runtime{opts: opts, log: opts.Logger, disk: disk{dir: filepath.Join(opts.DataDir, "runtime")},
 		listed: map[string]*listing{}}
 	r.lastRefusal.Store("")
+	r.allowedOrigins, _ = normalizeOrigins(opts.AllowedOrigins) // checked by validate
 	if err := r.disk.ensure(); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
@@ -152,6 +159,9 @@ func (o Options) validate() error {
 	}
 	if o.DataDir == "" {
 		errs = append(errs, errors.New("no data directory"))
+	}
+	if _, err := normalizeOrigins(o.AllowedOrigins); err != nil {
+		errs = append(errs, err)
 	}
 	if o.PollInterval < 0 || o.MaxStaleness < 0 || o.PollJitter < 0 || o.PollJitter >= 1 {
 		errs = append(errs, errors.New("poll interval and max staleness must not be negative; jitter must be in [0, 1)"))
@@ -228,8 +238,9 @@ func (r *Runtime) nextInterval() time.Duration {
 func (r *Runtime) Server() *mcp.Server { return r.server }
 
 // MCPHandler serves MCP over streamable HTTP (stateful sessions, so that
-// notifications/tools/list_changed reach connected clients).
+// notifications/tools/list_changed reach connected clients). Requests with
+// a foreign Origin get 403 (see checkOrigin).
 func (r *Runtime) MCPHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.server },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	return r.checkOrigin(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.server },
+		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute}))
 }
