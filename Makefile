@@ -109,3 +109,11 @@ fuzz: static
 .PHONY: e2e
 e2e: static chromium ## browser tests (screenshots in e2e/artifacts/)
 	TOOLGATE_E2E=1 $(GO) test -count=1 -v ./e2e/ 2>&1 | grep -Ev '^=== (RUN|PAUSE|CONT)'
+
+.PHONY: bench-runtime
+bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server (ratios)
+	@# Loopback only, bounded: 10 swaps per size, one RSS child pair per size
+	@# (20 swaps each), 3,000 tools/call pairs per concurrency level.
+	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeSwap$$' -benchtime 10x -timeout 20m ./internal/runtime
+	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeRSS$$' -benchtime 1x -timeout 20m ./internal/runtime
+	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCall$$' -benchtime 3000x -timeout 10m ./internal/runtime
