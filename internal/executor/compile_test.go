@@ -2,6 +2,8 @@ package executor
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/bundle"
@@ -78,5 +80,51 @@ func TestSwapRecompilesOnSourceChange(t *testing.T) {
 	wantClass(t, second.Call(context.Background(), "a", nil), "")
 	if oldUp.count.Load() != 0 || newUp.count.Load() != 1 {
 		t.Fatalf("requests: old origin %d, new origin %d; want 0 and 1", oldUp.count.Load(), newUp.count.Load())
+	}
+}
+
+// TestSameCompileInputCoversEveryField: every field of bundle.Tool is
+// either compared by sameCompileInput or listed here as one compileTool
+// does not read. A new field fails this test until someone decides which.
+func TestSameCompileInputCoversEveryField(t *testing.T) {
+	compared := []string{"Name", "Source", "Method", "Path", "Params", "InputSchema", "Body", "Policy"}
+	notRead := []string{"Description", "Risk", "Reasons", "Annotations", "Approvals"}
+	typ := reflect.TypeFor[bundle.Tool]()
+	var fields []string
+	for i := range typ.NumField() {
+		fields = append(fields, typ.Field(i).Name)
+	}
+	all := append(append([]string(nil), compared...), notRead...)
+	slices.Sort(all)
+	slices.Sort(fields)
+	if !slices.Equal(all, fields) {
+		t.Fatalf("bundle.Tool fields %v; sameCompileInput compares %v and skips %v: classify every field", fields, compared, notRead)
+	}
+	base := testTool("a", "POST", "/a/{id}", retrying(1), bundle.Param{Name: "id", In: "path", Arg: "id"})
+	base.Body = &bundle.Body{Arg: "body", MediaType: "application/json"}
+	changes := map[string]func(*bundle.Tool){
+		"Name":        func(t *bundle.Tool) { t.Name = "b" },
+		"Source":      func(t *bundle.Tool) { t.Source = "other" },
+		"Method":      func(t *bundle.Tool) { t.Method = "PUT" },
+		"Path":        func(t *bundle.Tool) { t.Path = "/b/{id}" },
+		"Params":      func(t *bundle.Tool) { t.Params = []bundle.Param{{Name: "id", In: "path", Arg: "id", Required: true}} },
+		"InputSchema": func(t *bundle.Tool) { t.InputSchema = []byte(`{"type":"object"}`) },
+		"Body":        func(t *bundle.Tool) { t.Body = &bundle.Body{Arg: "body", MediaType: "text/plain"} },
+		"Policy":      func(t *bundle.Tool) { t.Policy.Retry.RetryOn = []int{503} },
+	}
+	for _, name := range compared {
+		changed := base
+		changed.Body = &bundle.Body{Arg: "body", MediaType: "application/json"}
+		changes[name](&changed)
+		if sameCompileInput(&base, &changed) {
+			t.Errorf("a change of %s is not seen", name)
+		}
+	}
+	same := base
+	same.Body = &bundle.Body{Arg: "body", MediaType: "application/json"}
+	same.Params = append([]bundle.Param(nil), base.Params...)
+	same.Description = "other text"
+	if !sameCompileInput(&base, &same) {
+		t.Error("equal compile inputs in other memory are not the same")
 	}
 }

@@ -3,7 +3,6 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -21,22 +20,27 @@ import (
 // keeps the same *listing, so reconcile neither re-encodes nor re-registers
 // it and clients see no change.
 type listing struct {
-	in  listingInput
-	def *mcp.Tool
+	in     listingInput
+	schema []byte // the input schema it was made from (def holds it, or a copy with the key argument)
+	def    *mcp.Tool
 }
 
-// listingInput is everything mcpTool reads from a bundle tool. Two tools
-// with equal inputs have equal MCP definitions.
+// listingInput is everything mcpTool reads from a bundle tool but the input
+// schema bytes. Two tools with equal inputs and schema bytes have equal MCP
+// definitions.
 type listingInput struct {
 	name, description string
-	schema            [sha256.Size]byte // digest of the input schema bytes
 	annotations       bundle.Annotations
 	key               policy.IdempotencyKey // the zero value when the policy has none
 }
 
+// same reports whether t would get this listing's definition.
+func (l *listing) same(t *bundle.Tool) bool {
+	return l.in == listingInputOf(t) && bytes.Equal(l.schema, t.InputSchema)
+}
+
 func listingInputOf(t *bundle.Tool) listingInput {
-	in := listingInput{name: t.Name, description: t.Description, schema: sha256.Sum256(t.InputSchema),
-		annotations: t.Annotations}
+	in := listingInput{name: t.Name, description: t.Description, annotations: t.Annotations}
 	if t.Policy.IdempotencyKey != nil {
 		in.key = *t.Policy.IdempotencyKey
 	}
@@ -110,9 +114,8 @@ func listings(b *bundle.Bundle, prev *snapshot, withheld map[string]string) map[
 		if _, ok := withheld[t.Name]; ok {
 			continue
 		}
-		in := listingInputOf(t)
 		if prev != nil {
-			if l, ok := prev.listings[t.Name]; ok && l.in == in {
+			if l, ok := prev.listings[t.Name]; ok && l.same(t) {
 				out[t.Name] = l
 				continue
 			}
@@ -125,7 +128,7 @@ func listings(b *bundle.Bundle, prev *snapshot, withheld map[string]string) map[
 			withheld[t.Name] = err.Error()
 			continue
 		}
-		out[t.Name] = &listing{in: in, def: def}
+		out[t.Name] = &listing{in: listingInputOf(t), schema: t.InputSchema, def: def}
 	}
 	return out
 }
