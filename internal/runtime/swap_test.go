@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestSwapReusesCompiledValidators: a new bundle that changes one tool's
@@ -40,6 +41,11 @@ func TestSwapReusesCompiledValidators(t *testing.T) {
 		sameListing := before.listings[tool.Name] == after.listings[tool.Name]
 		if want := i != 4 && i != 7; sameListing != want {
 			t.Errorf("tool %s: MCP definition reused = %v, want %v", tool.Name, sameListing, want)
+		}
+		// One copy of an unchanged schema in memory, not one per bundle.
+		sharedSchema := unsafe.SliceData(before.tools[tool.Name].InputSchema) == unsafe.SliceData(after.tools[tool.Name].InputSchema)
+		if want := i != 7; sharedSchema != want {
+			t.Errorf("tool %s: input schema bytes shared with the previous bundle = %v, want %v", tool.Name, sharedSchema, want)
 		}
 	}
 	waitChanged(t, changed)

@@ -236,6 +236,7 @@ func (r *Runtime) install(b *bundle.Bundle, signed []byte, etag string, confirme
 	opts := r.execOpts
 	if cur != nil {
 		opts.Previous = cur.exec
+		shareUnchanged(b, cur)
 	}
 	exec, err := executor.New(b, opts)
 	if err != nil {
@@ -259,4 +260,32 @@ func (r *Runtime) install(b *bundle.Bundle, signed []byte, etag string, confirme
 	r.metrics.installed(b, len(s.withheld))
 	r.reconcile()
 	return nil
+}
+
+// shareUnchanged points the large values of b's tools (input schema,
+// description, parameters, reasons) at the equal values of the bundle in
+// force. The compiled tools and MCP definitions taken over from the
+// previous snapshot hold those; without this, every swap would keep two
+// copies of each unchanged tool, the old one through them and the new one
+// through the snapshot. b was just decoded and is not shared yet.
+func shareUnchanged(b *bundle.Bundle, cur *snapshot) {
+	for i := range b.Tools {
+		t := &b.Tools[i]
+		old, ok := cur.tools[t.Name]
+		if !ok {
+			continue
+		}
+		if bytes.Equal(t.InputSchema, old.InputSchema) {
+			t.InputSchema = old.InputSchema
+		}
+		if t.Description == old.Description {
+			t.Description = old.Description
+		}
+		if slices.Equal(t.Params, old.Params) {
+			t.Params = old.Params
+		}
+		if slices.Equal(t.Reasons, old.Reasons) {
+			t.Reasons = old.Reasons
+		}
+	}
 }
