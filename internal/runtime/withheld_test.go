@@ -134,3 +134,31 @@ func TestRefusedBundleReported(t *testing.T) {
 		t.Errorf("headerSafe gave %d bytes %q", len(long), long[:40])
 	}
 }
+
+// TestToolMCPRefusesIsWithheld: a tool the executor compiles but the MCP
+// SDK would refuse to register (an input schema that is not an object
+// schema) is withheld with the SDK's reason instead of crashing the
+// runtime; the others are listed.
+func TestToolMCPRefusesIsWithheld(t *testing.T) {
+	k := testKey(t, 1)
+	_, up := upstream(t)
+	con := newFakeConsole(t, keySet(k))
+	clk := newClock()
+	odd := getOrderTool()
+	odd.Name = "getOrderOdd"
+	odd.InputSchema = json.RawMessage(`{"type":"array"}`)
+	con.publish(signBundle(t, k, 1, clk.Now(), 0, up.URL, getOrderTool(), odd))
+	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL})
+	mustSync(t, r)
+	cs, _ := connect(t, r)
+	if got := names(listTools(t, cs)); !slices.Equal(got, []string{"getOrder"}) {
+		t.Errorf("tools/list = %v, want getOrder only", got)
+	}
+	res := r.Call(context.Background(), "getOrderOdd", map[string]any{"order_id": "ord_0001"})
+	if res.Err == nil || res.Err.Class != "TOOL_NOT_EXPOSED" || !strings.Contains(res.Err.Message, "MCP definition refused") {
+		t.Errorf("call of the withheld tool = %+v", res.Err)
+	}
+	if got := r.refusalReport(); !strings.HasPrefix(got, "bundle v1: withheld 1 tool(s): getOrderOdd: MCP definition refused") {
+		t.Errorf("refusal report = %q", got)
+	}
+}
