@@ -3,7 +3,6 @@ package runtime
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,7 +22,7 @@ var ErrNoTrustedKeys = errors.New("no trusted keys: pin the console's keys (tool
 // never modified after it is published with Runtime.snap.
 type snapshot struct {
 	bundle *bundle.Bundle
-	signed [sha256.Size]byte // digest of the signed bytes: a refetch of the same bytes confirms
+	signed signedID // a refetch of the same signed bytes confirms
 	etag   string
 	exec   *executor.Executor
 	tools  map[string]*bundle.Tool
@@ -161,7 +160,7 @@ func (r *Runtime) Sync(ctx context.Context) error {
 		r.metrics.fetch("error")
 		return fmt.Errorf("sync: %w", err)
 	}
-	if f.notModified || (cur != nil && sha256.Sum256(bytes.TrimSpace(f.signed)) == cur.signed) {
+	if f.notModified || (cur != nil && signedIDOf(f.signed) == cur.signed) {
 		r.metrics.fetch("not_modified")
 		return r.confirm(cur, f.etag)
 	}
@@ -242,7 +241,7 @@ func (r *Runtime) install(b *bundle.Bundle, signed []byte, etag string, confirme
 	if err != nil {
 		return err
 	}
-	s := &snapshot{bundle: b, signed: sha256.Sum256(bytes.TrimSpace(signed)), etag: etag, exec: exec,
+	s := &snapshot{bundle: b, signed: signedIDOf(signed), etag: etag, exec: exec,
 		tools: make(map[string]*bundle.Tool, len(b.Tools)), withheld: map[string]string{}}
 	for i := range b.Tools {
 		s.tools[b.Tools[i].Name] = &b.Tools[i]
@@ -288,4 +287,22 @@ func shareUnchanged(b *bundle.Bundle, cur *snapshot) {
 			t.Reasons = old.Reasons
 		}
 	}
+}
+
+// signedID tells a signed bundle from another without keeping its bytes
+// or hashing megabytes on every swap: the length and the Ed25519 signature
+// (the JWS's last part). Ed25519 signatures are deterministic, so the same
+// bytes give the same ID; different content under the same key gives a
+// different signature except with negligible probability. An ID match only
+// ever confirms the bundle in force (never installs anything), and whoever
+// could forge a match could as well replay the real bytes, which confirm
+// too.
+type signedID struct {
+	size      int
+	signature string
+}
+
+func signedIDOf(signed []byte) signedID {
+	signed = bytes.TrimSpace(signed)
+	return signedID{size: len(signed), signature: string(signed[bytes.LastIndexByte(signed, '.')+1:])}
 }
