@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/bundle"
@@ -126,5 +127,35 @@ func TestSameCompileInputCoversEveryField(t *testing.T) {
 	same.Description = "other text"
 	if !sameCompileInput(&base, &same) {
 		t.Error("equal compile inputs in other memory are not the same")
+	}
+}
+
+// TestValidatorCompiledOnFirstCall: building an executor checks a schema
+// but keeps no compiled validator until the tool is called; the first call
+// compiles it once, for every executor and every concurrent caller, and it
+// validates from then on.
+func TestValidatorCompiledOnFirstCall(t *testing.T) {
+	up := newUpstream(t, status(200))
+	tool := testTool("a", "GET", "/a", retrying(1), bundle.Param{Name: "q", In: "query", Arg: "q"})
+	tool.InputSchema = []byte(`{"type":"object","properties":{"q":{"type":"string","maxLength":2}}}`)
+	schemas := NewSchemas()
+	first := newExecutor(t, testBundle(up.URL, tool), Options{Schemas: schemas})
+	second := newExecutor(t, testBundle(up.URL, tool), Options{Schemas: schemas, Previous: first})
+	v := first.tools["a"].schema
+	if v.sch != nil || second.tools["a"].schema != v {
+		t.Fatal("the validator was compiled before any call, or not shared")
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { wantClass(t, second.Call(context.Background(), "a", map[string]any{"q": "ok"}), "") })
+	}
+	wg.Wait()
+	if v.sch == nil {
+		t.Fatal("no compiled validator after calls")
+	}
+	compiled := v.sch
+	wantClass(t, first.Call(context.Background(), "a", map[string]any{"q": "too long"}), ClassInvalidArguments)
+	if v.sch != compiled {
+		t.Error("the validator was compiled again")
 	}
 }

@@ -22,9 +22,11 @@
 //
 // A runtime builds a new Executor for every bundle, incrementally: with
 // Options.Previous, a tool whose definition and source are unchanged is
-// taken over as compiled, and Options.Schemas caches compiled input
-// schemas by digest, so a schema is compiled (and checked against its
-// metaschema) once while it stays in use. Circuit breakers carry
+// taken over as compiled, and Options.Schemas caches input schemas by
+// digest, so a schema is checked against its metaschema once while it
+// stays in use. The validator a schema compiles to is built on the tool's
+// first call and shared from then on: memory grows with the tools agents
+// call, not with the bundle. Circuit breakers carry
 // over through a Breakers registry passed in Options.Breakers: a tool whose
 // breaker settings and origin did not change keeps its state, so a publish
 // does not reopen the gate to a failing upstream. BreakerState reads a

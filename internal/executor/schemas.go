@@ -10,37 +10,61 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Schemas caches compiled input schemas by the SHA-256 digest of their
-// bytes, across executors. Compiling a schema is the costly part of
-// building an executor: the compiler validates the schema against its
-// metaschema first, and the validator it builds is large. A runtime builds
-// a new executor for every bundle, and most schemas do not change between
-// two bundles, so a schema compiled (and metaschema-validated) once is
-// never compiled again while it stays in use.
+// Schemas caches input-schema validators by the SHA-256 digest of the
+// schema bytes, across executors. Checking a schema is the costly part of
+// building an executor: the compiler validates it against its metaschema
+// first. A runtime builds a new executor for every bundle, and most schemas
+// do not change between two bundles, so a schema checked once is never
+// checked again while it stays in use.
 //
-// A compiled *jsonschema.Schema is immutable and safe for concurrent use,
-// so executors share them. After each successful New the cache keeps only
-// the schemas of the newest executor (see keepOnly): memory stays flat
-// across swaps instead of holding every schema ever seen. The runtime owns
-// one Schemas and passes it in Options.Schemas to every New; builds with
-// the same Schemas must not run concurrently (the runtime builds one
-// executor at a time). The zero value is not usable; use NewSchemas.
+// The compiled validator itself is large (several times the schema's JSON)
+// and most tools of a big bundle are never called, so the cache keeps a
+// schema's bytes once it has checked them, and compiles the validator it
+// calls with on the tool's first call (once, shared by every executor and
+// every tool with those bytes). Memory then grows with the tools agents
+// use, not with the size of the bundle.
+//
+// A validator is immutable and safe for concurrent use, so executors share
+// them. After each New the cache keeps only the schemas of the newest
+// executor (see keepOnly): memory stays flat across swaps instead of
+// holding every schema ever seen. The runtime owns one Schemas and passes
+// it in Options.Schemas to every New; builds with the same Schemas must not
+// run concurrently (the runtime builds one executor at a time). The zero
+// value is not usable; use NewSchemas.
 type Schemas struct {
 	mu       sync.Mutex
-	byDigest map[[sha256.Size]byte]*jsonschema.Schema
-	compiles atomic.Int64
+	byDigest map[schemaDigest]*validator
+	checks   atomic.Int64
+}
+
+// validator is one checked input schema and, from the first call on, its
+// compiled form.
+type validator struct {
+	raw  []byte
+	once sync.Once
+	sch  *jsonschema.Schema
+	err  error
+}
+
+// schema returns the compiled validator, compiling it on first use. The
+// bytes compiled once already, when they were checked, so an error here
+// means a bug; the caller refuses the call rather than skip validation.
+func (v *validator) schema() (*jsonschema.Schema, error) {
+	v.once.Do(func() { v.sch, v.err = compileSchema(v.raw) })
+	return v.sch, v.err
 }
 
 // NewSchemas returns an empty cache.
 func NewSchemas() *Schemas {
-	return &Schemas{byDigest: map[[sha256.Size]byte]*jsonschema.Schema{}}
+	return &Schemas{byDigest: map[schemaDigest]*validator{}}
 }
 
-// Compiles is how many schemas this cache has compiled since it was made
-// (cache hits do not count).
-func (s *Schemas) Compiles() int64 { return s.compiles.Load() }
+// Compiles is how many schemas this cache has checked (compiled with their
+// metaschema validation) since it was made; cache hits do not count, nor do
+// the compiles a first call makes.
+func (s *Schemas) Compiles() int64 { return s.checks.Load() }
 
-// Len is how many compiled schemas the cache holds.
+// Len is how many schemas the cache holds.
 func (s *Schemas) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -50,31 +74,31 @@ func (s *Schemas) Len() int {
 // schemaDigest is the cache key of a schema's bytes (trimmed).
 type schemaDigest = [sha256.Size]byte
 
-// compile returns the compiled schema for raw, from the cache or compiled
-// now; nil (and the zero digest) for an absent or empty schema, which
-// accepts any arguments object. A schema that fails to compile is not
-// cached: each bundle that carries it reports the same error.
-func (s *Schemas) compile(raw []byte) (*jsonschema.Schema, schemaDigest, error) {
+// compile returns the validator for raw, from the cache or checked now; nil
+// (and the zero digest) for an absent or empty schema, which accepts any
+// arguments object. A schema that fails to compile is not cached: each
+// bundle that carries it reports the same error.
+func (s *Schemas) compile(raw []byte) (*validator, schemaDigest, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
 		return nil, schemaDigest{}, nil
 	}
 	d := sha256.Sum256(raw)
 	s.mu.Lock()
-	c, ok := s.byDigest[d]
+	v, ok := s.byDigest[d]
 	s.mu.Unlock()
 	if ok {
-		return c, d, nil
+		return v, d, nil
 	}
-	c, err := compileSchema(raw)
-	if err != nil {
+	if _, err := compileSchema(raw); err != nil {
 		return nil, d, err
 	}
-	s.compiles.Add(1)
+	s.checks.Add(1)
+	v = &validator{raw: raw}
 	s.mu.Lock()
-	s.byDigest[d] = c
+	s.byDigest[d] = v
 	s.mu.Unlock()
-	return c, d, nil
+	return v, d, nil
 }
 
 // keepOnly drops every schema whose digest is not in used: after a

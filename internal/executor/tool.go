@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/toolgate/toolgate/internal/bundle"
@@ -71,7 +70,7 @@ type tool struct {
 	known        map[string]struct{}
 	knownList    string
 	required     []string
-	schema       *jsonschema.Schema
+	schema       *validator   // nil: any arguments object
 	schemaDigest schemaDigest // key of schema in Schemas
 	keyArg       string
 	newKey       func() string

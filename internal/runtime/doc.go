@@ -16,8 +16,9 @@
 // one atomic pointer store: calls in flight finish on the executor they
 // started with. The build is incremental: tools whose definition did not
 // change are taken over from the executor in force, input schemas come
-// from a cache keyed by their digest (compiled and metaschema-checked once
-// while in use), and MCP definitions are made again only for changed
+// from a cache keyed by their digest (metaschema-checked once while in use,
+// the validator compiled on a tool's first call), and MCP definitions are
+// made again only for changed
 // tools, so a one-tool change in a 5,000-tool bundle is swapped in within
 // tens of milliseconds.
 //
