@@ -138,3 +138,10 @@ bench-console: build bench-tools ## console under load: 50 signed-in viewers (wr
 .PHONY: bench-bundle-api
 bench-bundle-api: build bench-tools ## GET /api/v1/bundle (304 and 200, 2 KB and 5 MB) vs nginx, wrk -c32 (BENCH_FLAGS="-d 3s -rounds 5")
 	$(GO) run ./internal/bench/bundleapi -toolgate bin/toolgate -nginx $(NGINX) -wrk $(WRK) $(BENCH_FLAGS)
+.PHONY: bench-runtime
+bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server (ratios)
+	@# Loopback only, bounded: 10 swaps per size, one RSS child pair per size
+	@# (20 swaps each), 3,000 tools/call pairs per concurrency level.
+	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeSwap$$' -benchtime 10x -timeout 20m ./internal/runtime
+	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeRSS$$' -benchtime 1x -timeout 20m ./internal/runtime
+	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCall$$' -benchtime 3000x -timeout 10m ./internal/runtime

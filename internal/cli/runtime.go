@@ -26,10 +26,11 @@ type runtimeCmd struct {
 	TrustOnFirstUse bool   `name:"trust-on-first-use" help:"Without --key: fetch the console's keys once from /api/v1/keys and pin them in DATA_DIR/runtime/trusted-keys.json."`
 	Name            string `name:"name" env:"TOOLGATE_RUNTIME_NAME" placeholder:"NAME" help:"Name shown in the console's fleet view (default: host name)."`
 
-	Stdio       bool          `name:"stdio" help:"Serve MCP on stdin/stdout (for clients that start the runtime, e.g. Claude Desktop) instead of HTTP."`
-	StdioDrain  time.Duration `name:"stdio-drain" default:"30s" help:"With --stdio: once stdin ends, how long to keep answering the requests already read before exiting."`
-	MCPAddr     string        `name:"mcp-addr" default:"127.0.0.1:8765" help:"Loopback address of the streamable HTTP MCP endpoint (path /mcp)."`
-	MetricsAddr string        `name:"metrics-addr" default:"127.0.0.1:9464" help:"Loopback address of the Prometheus metrics (path /metrics); empty turns them off."`
+	Stdio          bool          `name:"stdio" help:"Serve MCP on stdin/stdout (for clients that start the runtime, e.g. Claude Desktop) instead of HTTP."`
+	StdioDrain     time.Duration `name:"stdio-drain" default:"30s" help:"With --stdio: once stdin ends, how long to keep answering the requests already read before exiting."`
+	MCPAddr        string        `name:"mcp-addr" default:"127.0.0.1:8765" help:"Loopback address of the streamable HTTP MCP endpoint (path /mcp)."`
+	AllowedOrigins []string      `name:"mcp-allowed-origin" placeholder:"ORIGIN" help:"Browser origin (http(s)://host[:port]) allowed to use the MCP endpoint besides loopback ones; repeat or separate with commas. Requests with any other Origin get 403."`
+	MetricsAddr    string        `name:"metrics-addr" default:"127.0.0.1:9464" help:"Loopback address of the Prometheus metrics (path /metrics); empty turns them off."`
 
 	PollInterval time.Duration `name:"poll-interval" default:"30s" help:"Mean time between bundle fetches."`
 	PollJitter   float64       `name:"poll-jitter" default:"0.2" help:"Fraction the poll interval varies by either way."`
@@ -128,7 +129,7 @@ func (c *runtimeCmd) options(env *Env, logger *slog.Logger) (runtime.Options, er
 	}
 	opts := runtime.Options{ConsoleURL: c.Console, Token: token, Name: c.Name, DataDir: c.DataDir,
 		TrustOnFirstUse: c.TrustOnFirstUse, PollInterval: c.PollInterval, PollJitter: c.PollJitter,
-		MaxStaleness: c.MaxStaleness, Logger: logger, Version: version(),
+		MaxStaleness: c.MaxStaleness, Logger: logger, Version: version(), AllowedOrigins: c.AllowedOrigins,
 		Executor: executor.Options{AllowInsecureCredentials: c.AllowInsecureCredentials}}
 	if opts.Name == "" {
 		opts.Name, _ = os.Hostname()

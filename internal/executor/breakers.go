@@ -54,8 +54,8 @@ func NewBreakers() *Breakers {
 
 // adopt gives every tool of a newly compiled executor its breaker, reused
 // or fresh, and makes these tools the registry's whole content. It runs
-// after every other step of New has succeeded, so a bundle that fails to
-// compile leaves the registry (and the executor in force) untouched.
+// last in New, once every tool is compiled or withheld: a withheld tool
+// keeps no breaker.
 func (b *Breakers) adopt(tools map[string]*tool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -96,19 +96,23 @@ func TestBreakersDropToolsNoLongerInTheBundle(t *testing.T) {
 	wantClass(t, back.Call(context.Background(), "flaky", nil), "")
 }
 
-// TestBreakersUntouchedByARefusedBundle: a bundle New refuses must not
-// reset or drop the breakers of the executor still in force.
-func TestBreakersUntouchedByARefusedBundle(t *testing.T) {
+// TestBreakersUntouchedByAWithheldTool: a bundle with a tool New withholds
+// keeps the open circuit of an unchanged tool beside it.
+func TestBreakersUntouchedByAWithheldTool(t *testing.T) {
 	up := newUpstream(t, status(503))
 	reg := NewBreakers()
 	openedExecutor(t, up, reg)
-	bad := testBundle(up.URL, testTool("flaky", "GET", "/x", breakerPolicy(1, 2, 60000)),
+	bad := testBundle(up.URL, testTool("flaky", "GET", "/x", breakerPolicy(1, 1, 60000)),
 		testTool("broken", "GET", "/{missing}", retrying(1)))
-	if _, err := New(bad, Options{Breakers: reg}); err == nil {
-		t.Fatal("New accepted a tool whose path names no parameter")
+	e := newExecutor(t, bad, Options{Breakers: reg})
+	if w := e.Withheld(); len(w) != 1 || w[0].Tool != "broken" {
+		t.Fatalf("Withheld() = %+v, want broken only", w)
 	}
 	if s, ok := reg.State("flaky"); !ok || s != BreakerOpen {
-		t.Fatalf("after a refused bundle the registry says %q, %v; want open", s, ok)
+		t.Fatalf("after a bundle with a withheld tool the registry says %q, %v; want open", s, ok)
+	}
+	if _, ok := reg.State("broken"); ok {
+		t.Fatal("the registry holds a breaker for a withheld tool")
 	}
 }
 

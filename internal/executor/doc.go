@@ -14,7 +14,20 @@
 // decompression (R9). Every failure is an *Error with an R9 class, whether
 // the operation may have been applied, and an instruction for the agent.
 //
-// A runtime builds a new Executor for every bundle. Circuit breakers carry
+// A tool that cannot be run safely (bad origin or base path of its source,
+// path template not matching its parameters, reserved header, input schema
+// that does not compile) is withheld: New serves the rest of the bundle,
+// Withheld lists the tool with its reason, and a call to it is
+// TOOL_NOT_EXPOSED with that reason. CompileTool runs the same compile
+// step on one tool, so a console can refuse what a runtime would withhold.
+//
+// A runtime builds a new Executor for every bundle, incrementally: with
+// Options.Previous, a tool whose definition and source are unchanged is
+// taken over as compiled, and Options.Schemas caches input schemas by
+// digest, so a schema is checked against its metaschema once while it
+// stays in use. The validator a schema compiles to is built on the tool's
+// first call and shared from then on: memory grows with the tools agents
+// call, not with the bundle. Circuit breakers carry
 // over through a Breakers registry passed in Options.Breakers: a tool whose
 // breaker settings and origin did not change keeps its state, so a publish
 // does not reopen the gate to a failing upstream. BreakerState reads a

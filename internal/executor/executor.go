@@ -43,6 +43,13 @@ type Options struct {
 	// built with the same registry (see Breakers); nil gives this executor
 	// breakers of its own, all closed.
 	Breakers *Breakers
+	// Schemas caches compiled input schemas by digest across executors
+	// (see Schemas); nil compiles every schema of the bundle afresh.
+	Schemas *Schemas
+	// Previous is the executor this one replaces, if any: each tool whose
+	// definition and source are unchanged is taken over as compiled there
+	// instead of being compiled again. Previous is only read.
+	Previous *Executor
 }
 
 // Executor performs tool calls of one verified bundle under its policies.
@@ -58,6 +65,9 @@ type Executor struct {
 	logger        *slog.Logger
 	breakers      *Breakers
 	bufs          sync.Pool // *bytes.Buffer for response bodies
+
+	sources  map[string]*source
+	withheld map[string]string // tool name → why it cannot be run
 }
 
 // Result is the outcome of one tool call. On failure Err is set and OK is
@@ -101,9 +111,10 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 
 // New compiles every tool of a verified bundle: effective policies, path
 // templates, input schemas, breakers. A tool that cannot be executed safely
-// (bad origin, bad template, uncompilable schema, reserved header) makes New
-// fail, so a runtime keeps its last good executor instead of running a
-// bundle partly.
+// (bad origin, bad template, uncompilable schema, reserved header) is
+// withheld with its reason (see Withheld) and the others are served: one
+// bad tool does not take the rest of the bundle away from the agents.
+// New fails only without a bundle.
 func New(b *bundle.Bundle, opts Options) (*Executor, error) {
 	if b == nil {
 		return nil, fmt.Errorf("new executor: nil bundle")
@@ -133,27 +144,11 @@ func New(b *bundle.Bundle, opts Options) (*Executor, error) {
 	if e.transport == nil {
 		e.transport = NewTransport()
 	}
-	sources := make(map[string]*source, len(b.Sources))
-	for _, s := range b.Sources {
-		cs, err := compileSource(s)
-		if err != nil {
-			return nil, fmt.Errorf("new executor: %w", err)
-		}
-		sources[s.Name] = cs
+	schemas := opts.Schemas
+	if schemas == nil {
+		schemas = NewSchemas()
 	}
-	for _, bt := range b.Tools {
-		src, ok := sources[bt.Source]
-		if !ok {
-			return nil, fmt.Errorf("new executor: tool %q: source %q is not in the bundle", bt.Name, bt.Source)
-		}
-		t, err := compileTool(bt, src, newKey)
-		if err != nil {
-			return nil, fmt.Errorf("new executor: %w", err)
-		}
-		e.tools[bt.Name] = t
-	}
-	// Last, when nothing can fail any more: a bundle refused above must
-	// leave the registry as the executor in force uses it.
+	e.compileTools(b, opts.Previous, newKey, schemas)
 	e.breakers.adopt(e.tools)
 	return e, nil
 }
@@ -207,7 +202,7 @@ func (e *Executor) Call(ctx context.Context, name string, args map[string]any) *
 func (e *Executor) call(ctx context.Context, r *Result, start time.Time, args map[string]any) {
 	t, ok := e.tools[r.Tool]
 	if !ok || !t.exposed {
-		r.Err = newError(ClassToolNotExposed, false, 0, fmt.Sprintf("tool %q is not exposed by the current bundle", r.Tool))
+		r.Err = e.notExposed(r.Tool)
 		return
 	}
 	p, err := t.prepare(args)

@@ -114,7 +114,11 @@ func (t *tool) checkArguments(args map[string]any) error {
 		}
 	}
 	if t.schema != nil {
-		if err := t.schema.Validate(anyMap(args)); err != nil {
+		sch, err := t.schema.schema()
+		if err != nil {
+			return fmt.Errorf("compiling the input schema: %w", err)
+		}
+		if err := sch.Validate(anyMap(args)); err != nil {
 			return invalidf("arguments do not match the input schema: %s", oneLine(err.Error()))
 		}
 	}

@@ -136,41 +136,71 @@ func TestSchemaValidation(t *testing.T) {
 	}
 }
 
-// TestNewRefusesUnsafeBundles: origins with userinfo or paths, templates
+// TestNewWithholdsUnsafeTools: origins with userinfo or paths, templates
 // that do not match their parameters, reserved headers and schemas with
-// external references never become an executor.
-func TestNewRefusesUnsafeBundles(t *testing.T) {
+// external references never run: New withholds the tool with its reason,
+// a call to it is TOOL_NOT_EXPOSED with that reason and sends nothing, and
+// the other tool of the bundle is served.
+func TestNewWithholdsUnsafeTools(t *testing.T) {
 	ok := testTool("t", "GET", "/x/{id}", retrying(1), bundle.Param{Name: "id", In: "path", Arg: "id"})
-	tests := map[string]func(b *bundle.Bundle){
-		"userinfo":          func(b *bundle.Bundle) { b.Sources[0].Origin = "https://user:pw@api.example" },
-		"origin path":       func(b *bundle.Bundle) { b.Sources[0].Origin = "https://api.example/v1" },
-		"ftp":               func(b *bundle.Bundle) { b.Sources[0].Origin = "ftp://api.example" },
-		"dot base path":     func(b *bundle.Bundle) { b.Sources[0].BasePath = "/v1/.." },
-		"unknown source":    func(b *bundle.Bundle) { b.Tools[0].Source = "other" },
-		"unknown path name": func(b *bundle.Bundle) { b.Tools[0].Path = "/x/{other}" },
-		"unused path param": func(b *bundle.Bundle) { b.Tools[0].Path = "/x" },
-		"host header param": func(b *bundle.Bundle) {
+	good := testTool("good", "GET", "/y", retrying(1))
+	tests := map[string]struct {
+		mutate func(b *bundle.Bundle)
+		reason string
+	}{
+		"userinfo":          {func(b *bundle.Bundle) { b.Sources[1].Origin = "https://user:pw@api.example" }, "user name or password"},
+		"origin path":       {func(b *bundle.Bundle) { b.Sources[1].Origin = "https://api.example/v1" }, "origin"},
+		"ftp":               {func(b *bundle.Bundle) { b.Sources[1].Origin = "ftp://api.example" }, "origin"},
+		"dot base path":     {func(b *bundle.Bundle) { b.Sources[1].BasePath = "/v1/.." }, "base path"},
+		"unknown source":    {func(b *bundle.Bundle) { b.Tools[0].Source = "other" }, `source "other" is not in the bundle`},
+		"unknown path name": {func(b *bundle.Bundle) { b.Tools[0].Path = "/x/{other}" }, `no path parameter named "other"`},
+		"unused path param": {func(b *bundle.Bundle) { b.Tools[0].Path = "/x" }, `does not appear in path`},
+		"host header param": {func(b *bundle.Bundle) {
 			b.Tools[0].Params = append(b.Tools[0].Params, bundle.Param{Name: "host", In: "header", Arg: "h"})
-		},
-		"external $ref": func(b *bundle.Bundle) {
+		}, `header parameter "host" is reserved`},
+		"external $ref": {func(b *bundle.Bundle) {
 			b.Tools[0].InputSchema = []byte(`{"$ref":"file:///etc/passwd"}`)
-		},
-		"reserved key header": func(b *bundle.Bundle) {
+		}, "input schema"},
+		"reserved key header": {func(b *bundle.Bundle) {
 			b.Tools[0].Policy.IdempotencyKey = &policy.IdempotencyKey{Header: "Content-Length"}
-		},
+		}, "reserved"},
 	}
-	for name, mutate := range tests {
+	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			b := testBundle("https://api.example", ok)
-			b.Tools = []bundle.Tool{ok}
-			b.Tools[0].Params = append([]bundle.Param(nil), ok.Params...)
-			mutate(b)
-			if _, err := New(b, Options{}); err == nil {
-				t.Fatal("New accepted the bundle")
+			up := newUpstream(t, status(200))
+			b := testBundle(up.URL, good)
+			// The tool under test has a source of its own, so a bad origin
+			// withholds it and not the good tool.
+			b.Sources = append(b.Sources, bundle.Source{Name: "own", Origin: "https://api.example"})
+			bad := ok
+			bad.Source = "own"
+			bad.Params = append([]bundle.Param(nil), ok.Params...)
+			b.Tools = []bundle.Tool{bad, good}
+			tc.mutate(b)
+			e := newExecutor(t, b, Options{})
+			w := e.Withheld()
+			if len(w) != 1 || w[0].Tool != "t" || !strings.Contains(w[0].Reason, tc.reason) {
+				t.Fatalf("Withheld() = %+v, want tool t with a reason naming %q", w, tc.reason)
+			}
+			r := e.Call(context.Background(), "t", map[string]any{"id": "1"})
+			wantClass(t, r, ClassToolNotExposed)
+			if !strings.Contains(r.Err.Message, "withheld") || !strings.Contains(r.Err.Message, tc.reason) {
+				t.Errorf("message %q does not say the tool is withheld and why", r.Err.Message)
+			}
+			if err := CompileTool(b.Sources[1], b.Tools[0]); err == nil || !strings.Contains(err.Error(), tc.reason) {
+				t.Errorf("CompileTool = %v, want the reason %q", err, tc.reason)
+			}
+			wantClass(t, e.Call(context.Background(), "good", nil), "")
+			if n := up.count.Load(); n != 1 {
+				t.Errorf("upstream saw %d requests, want 1 (the good tool's)", n)
 			}
 		})
 	}
-	if _, err := New(testBundle("https://api.example", ok), Options{}); err != nil {
-		t.Fatalf("New refused the unmodified bundle: %v", err)
+	e := newExecutor(t, testBundle("https://api.example", ok), Options{})
+	if w := e.Withheld(); len(w) != 0 {
+		t.Fatalf("New withheld the unmodified tool: %+v", w)
+	}
+	if err := CompileTool(bundle.Source{Name: "api", Origin: "https://api.example"}, ok); err != nil {
+		t.Fatalf("CompileTool refused the unmodified tool: %v", err)
 	}
 }

@@ -1,14 +1,12 @@
 package executor
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/toolgate/toolgate/internal/bundle"
@@ -17,6 +15,7 @@ import (
 
 // source is a bundle source with its origin parsed once.
 type source struct {
+	def             bundle.Source // what it was compiled from
 	name            string
 	scheme, host    string
 	basePath        string
@@ -39,7 +38,7 @@ func compileSource(s bundle.Source) (*source, error) {
 	if err := checkSegments(s.BasePath); err != nil {
 		return nil, fmt.Errorf("source %q: base path: %w", s.Name, err)
 	}
-	return &source{
+	return &source{def: s,
 		name: s.Name, scheme: u.Scheme, host: u.Host,
 		basePath: s.BasePath, basePathEscaped: (&url.URL{Path: s.BasePath}).EscapedPath(),
 	}, nil
@@ -68,12 +67,17 @@ type tool struct {
 	body                    *bundle.Body
 	bodyMediaType           string
 
-	known     map[string]struct{}
-	knownList string
-	required  []string
-	schema    *jsonschema.Schema
-	keyArg    string
-	newKey    func() string
+	known        map[string]struct{}
+	knownList    string
+	required     []string
+	schema       *validator   // nil: any arguments object
+	schemaDigest schemaDigest // key of schema in Schemas
+	keyArg       string
+	newKey       func() string
+
+	// def is the bundle tool this was compiled from: a next executor reuses
+	// the compiled tool when its bundle carries an equal definition.
+	def bundle.Tool
 
 	breaker *gobreaker.TwoStepCircuitBreaker[struct{}]
 }
@@ -81,8 +85,10 @@ type tool struct {
 // reservedHeaders may not be tool parameters: the executor owns them.
 var reservedHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type", "Accept-Encoding", "Cookie", "Te", "Upgrade"}
 
-func compileTool(bt bundle.Tool, src *source, newKey func() string) (*tool, error) {
-	t := &tool{
+// compileTool compiles one bundle tool of source src; schemas caches its
+// input schema. The error names the tool and says why it cannot be run.
+func compileTool(bt bundle.Tool, src *source, newKey func() string, schemas *Schemas) (*tool, error) {
+	t := &tool{def: bt,
 		name: bt.Name, method: strings.ToUpper(bt.Method), source: src,
 		policy:   policy.Effective(bt.Method, bt.Policy),
 		mutation: !policy.IsSafeMethod(bt.Method),
@@ -104,11 +110,11 @@ func compileTool(bt bundle.Tool, src *source, newKey func() string) (*tool, erro
 	if err := t.compilePath(bt); err != nil {
 		return nil, fmt.Errorf("tool %q: %w", bt.Name, err)
 	}
-	schema, err := compileSchema(bt.Name, bt.InputSchema)
+	schema, digest, err := schemas.compile(bt.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", bt.Name, err)
 	}
-	t.schema = schema
+	t.schema, t.schemaDigest = schema, digest
 	return t, nil
 }
 
@@ -203,29 +209,4 @@ func (t *tool) addLiteral(s string) {
 	if s != "" {
 		t.path = append(t.path, pathPart{literal: s, escaped: (&url.URL{Path: s}).EscapedPath()})
 	}
-}
-
-// compileSchema compiles a tool's input schema once. Loading of external
-// references is disabled: a bundle is self-contained, and a schema must not
-// make the runtime read files or fetch URLs.
-func compileSchema(name string, raw []byte) (*jsonschema.Schema, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" || string(raw) == "{}" {
-		return nil, nil
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(jsonschema.SchemeURLLoader{})
-	loc := "https://toolgate.invalid/tools/" + url.PathEscape(name) + ".json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	s, err := c.Compile(loc)
-	if err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	return s, nil
 }

@@ -2,18 +2,12 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolgate/toolgate/internal/bundle"
-	"github.com/toolgate/toolgate/internal/executor"
-	"github.com/toolgate/toolgate/internal/policy"
-	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/sampleapi"
 )
 
@@ -69,77 +63,4 @@ func BenchmarkToolCall(b *testing.B) {
 			}
 		}
 	})
-}
-
-// manyTools is a bundle input of n GET tools on one source; tag changes
-// every description so two inputs with different tags differ in every tool.
-func manyTools(n int, tag string) []bundle.ToolInput {
-	p := policy.NewToolPolicy("GET", risk.Read, policy.BuiltinDefaults())
-	p.Exposed = true
-	tools := make([]bundle.ToolInput, n)
-	for i := range tools {
-		tools[i] = bundle.ToolInput{Name: fmt.Sprintf("getItem%05d", i), Source: "shop", Method: "GET",
-			Path: fmt.Sprintf("/items%d/{id}", i), Description: fmt.Sprintf("Get item kind %d (%s)", i, tag),
-			Params:      []bundle.Param{{Name: "id", In: "path", Arg: "id", Required: true}, {Name: "expand", In: "query", Arg: "expand"}},
-			InputSchema: json.RawMessage(`{"type":"object","required":["id"],"properties":{"id":{"type":"string","maxLength":64},"expand":{"type":"boolean"}}}`),
-			Assessment:  risk.Assessment{Class: risk.Read, Reasons: []risk.Reason{{Code: "method:GET", Class: risk.Read, Text: "GET reads"}}},
-			Policy:      p}
-	}
-	return tools
-}
-
-// BenchmarkBundleSwap5000 measures taking a 5,000-tool bundle into use:
-// verification alone, then verify + compile the executor + atomic swap +
-// MCP tool-list reconcile, once with unchanged tool definitions (a
-// re-publish) and once with every definition changed (every tool re-added).
-func BenchmarkBundleSwap5000(b *testing.B) {
-	const n = 5000
-	k := testKey(b, 1)
-	now := time.Now()
-	sign := func(tag string) []byte {
-		return signBundle(b, k, 1, now, 0, "https://api.example.com", manyTools(n, tag)...)
-	}
-	a, c := sign("a"), sign("c")
-	b.Logf("signed bundle of %d tools: %d bytes", n, len(a))
-	con := newFakeConsole(b, keySet(k))
-	r, err := New(Options{ConsoleURL: con.URL, Token: testToken, DataDir: b.TempDir(), TrustedKeys: keySet(k),
-		Executor: executor.Options{}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	swap := func(b *testing.B, signed []byte) {
-		bd, _, err := bundle.Verify(signed, *keySet(k), bundle.VerifyOptions{Now: time.Now()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := r.install(bd, signed, "", time.Now()); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.Run("verify", func(b *testing.B) {
-		for b.Loop() {
-			if _, _, err := bundle.Verify(a, *keySet(k), bundle.VerifyOptions{Now: time.Now()}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("swap-same-definitions", func(b *testing.B) {
-		swap(b, a)
-		for b.Loop() {
-			swap(b, a)
-		}
-	})
-	b.Run("swap-all-changed", func(b *testing.B) {
-		i := 0
-		for b.Loop() {
-			if i++; i%2 == 0 {
-				swap(b, a)
-			} else {
-				swap(b, c)
-			}
-		}
-	})
-	if got := r.Status().Tools; got != n {
-		b.Fatalf("tools in force = %d, want %d", got, n)
-	}
 }

@@ -45,6 +45,11 @@ func (r *Runtime) refusal(s *snapshot, name string, now time.Time) *executor.Err
 		return notExposed(fmt.Sprintf("tool %q is not in bundle v%d", name, s.bundle.Version),
 			"List the tools again and use one of those.")
 	}
+	if reason, ok := s.withheld[name]; ok {
+		return notExposed(fmt.Sprintf("tool %q of bundle v%d is withheld by this runtime because it cannot be served safely: %s",
+			name, s.bundle.Version, reason),
+			"The operation was not sent. Use another tool or ask an operator to fix this tool's definition in the toolgate console.")
+	}
 	if !now.Before(s.bundle.ExpiresAt) {
 		return notExposed(fmt.Sprintf("bundle v%d expired at %s; every tool is disabled until a fresh bundle arrives",
 			s.bundle.Version, s.bundle.ExpiresAt.Format(time.RFC3339)),

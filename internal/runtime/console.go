@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,7 +20,14 @@ const (
 	HeaderRuntimeName   = "X-Toolgate-Runtime-Name"
 	HeaderInstanceID    = "X-Toolgate-Instance-Id"
 	HeaderBundleVersion = "X-Toolgate-Bundle-Version"
+	// HeaderRefused carries the runtime's last refusal (a refused bundle,
+	// or the tools it withholds from the bundle in force), at most
+	// MaxRefusedBytes of printable ASCII; absent when there is none.
+	HeaderRefused = "X-Toolgate-Refused"
 )
+
+// MaxRefusedBytes bounds the X-Toolgate-Refused header.
+const MaxRefusedBytes = 512
 
 // maxBundleBytes bounds what a runtime reads from the console: a bundle of
 // 5,000 tools is a few MiB; anything far larger is a broken or hostile peer.
@@ -47,7 +56,7 @@ type fetched struct {
 }
 
 // fetchBundle asks for the current bundle, conditionally when etag is set.
-func (c *console) fetchBundle(ctx context.Context, etag string, running int64) (fetched, error) {
+func (c *console) fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/api/v1/bundle", nil)
 	if err != nil {
 		return fetched{}, fmt.Errorf("fetch bundle: %w", err)
@@ -59,6 +68,9 @@ func (c *console) fetchBundle(ctx context.Context, etag string, running int64) (
 	req.Header.Set(HeaderBundleVersion, strconv.FormatInt(running, 10))
 	if etag != "" {
 		req.Header.Set("If-None-Match", etag)
+	}
+	if refused != "" {
+		req.Header.Set(HeaderRefused, refused)
 	}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
@@ -126,3 +138,43 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 
 // trimBase normalizes the console URL given on the command line.
 func trimBase(u string) string { return strings.TrimRight(u, "/") }
+
+// refusalReport is the X-Toolgate-Refused value: the last refused bundle,
+// then the tools withheld from the bundle in force, e.g.
+// "bundle v7: withheld 2 tools: a: reason; b: reason". "" when none.
+func (r *Runtime) refusalReport() string {
+	var parts []string
+	if last, _ := r.lastRefusal.Load().(string); last != "" {
+		parts = append(parts, last)
+	}
+	if s := r.snap.Load(); s != nil && len(s.withheld) > 0 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "bundle v%d: withheld %d tool(s): ", s.bundle.Version, len(s.withheld))
+		for i, name := range slices.Sorted(maps.Keys(s.withheld)) {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			b.WriteString(name + ": " + s.withheld[name])
+			if b.Len() > MaxRefusedBytes {
+				break
+			}
+		}
+		parts = append(parts, b.String())
+	}
+	return headerSafe(strings.Join(parts, " | "), MaxRefusedBytes)
+}
+
+// headerSafe makes s a header value of at most limit bytes: printable ASCII
+// only (anything else becomes '?'), cut with "..." when too long.
+func headerSafe(s string, limit int) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c < 0x20 || c > 0x7e {
+			b[i] = '?'
+		}
+	}
+	if len(b) > limit {
+		b = append(b[:limit-3], "..."...)
+	}
+	return string(b)
+}

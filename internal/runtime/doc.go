@@ -8,13 +8,28 @@
 // Run polls GET /api/v1/bundle every PollInterval ± PollJitter with the
 // runtime token as a bearer token and If-None-Match, identifying itself with
 // X-Toolgate-Runtime-Name, X-Toolgate-Instance-Id and
-// X-Toolgate-Bundle-Version. A new bundle is verified against the trusted
-// keys (pinned, or fetched once from GET /api/v1/keys under trust on first
-// use and persisted); an unsigned, tampered, unknown-key, older-version or
+// X-Toolgate-Bundle-Version (and X-Toolgate-Refused, below). A new bundle
+// is verified against the trusted keys (pinned, or fetched once from GET
+// /api/v1/keys under trust on first use and persisted); an unsigned, tampered, unknown-key, older-version or
 // expired bundle is refused and the last good one stays in force (R11).
 // An accepted bundle is compiled into a new executor and swapped in with
 // one atomic pointer store: calls in flight finish on the executor they
-// started with. Every executor shares the runtime's executor.Breakers, so a
+// started with. The build is incremental: tools whose definition did not
+// change are taken over from the executor in force, input schemas come
+// from a cache keyed by their digest (metaschema-checked once while in use,
+// the validator compiled on a tool's first call), and MCP definitions are
+// made again only for changed tools: a one-tool change costs the bundle's
+// verification plus little more than a map lookup per unchanged tool.
+//
+// A tool of an accepted bundle that the executor cannot compile (or whose
+// MCP definition the SDK refuses) is withheld: logged with its reason,
+// counted in toolgate_runtime_tools_withheld, left out of tools/list and
+// refused with TOOL_NOT_EXPOSED naming the reason; the rest of the bundle
+// is served. Every fetch carries X-Toolgate-Refused (at most 512 bytes of
+// printable ASCII) when there is something to report: the last refused
+// bundle ("bundle refused (serving v6): bundle has expired: ...") until a
+// bundle is accepted, and the tools withheld from the bundle in force
+// ("bundle v7: withheld 1 tool(s): name: reason; ..."). Every executor shares the runtime's executor.Breakers, so a
 // tool whose breaker settings and origin are unchanged keeps its circuit
 // state across the swap: a publish does not reopen the gate to a failing
 // upstream. A tool with changed settings starts closed.
@@ -46,6 +61,12 @@
 // answers with the executor's result JSON as text and structured content;
 // failures set isError and carry class, may_have_applied and instruction.
 //
+// The streamable HTTP endpoint (MCPHandler) checks Origin, as the MCP
+// transport requires: requests without one (non-browser clients), from a
+// loopback origin (localhost, 127.0.0.0/8, [::1], any port) or from an
+// origin in Options.AllowedOrigins are served; any other Origin, "null"
+// included, gets 403 before reaching the MCP server.
+//
 // ServeStdio serves the same server on stdin/stdout. When stdin ends it
 // still answers every request already read (bounded by a drain time), so
 // piped input gets all its responses.
@@ -63,6 +84,7 @@
 //	toolgate_runtime_bundle_fetches_total{result}
 //	toolgate_runtime_bundle_refusals_total{reason}
 //	toolgate_runtime_tools_listed
+//	toolgate_runtime_tools_withheld
 //
 // The breaker gauges are read from the executor's breakers at scrape time,
 // for every tool of the bundle in force.

@@ -204,6 +204,7 @@ type rtOpts struct {
 	clock   *clock
 	logs    io.Writer
 	console string
+	origins []string
 }
 
 // newRuntime builds a runtime against a console with the test's options.
@@ -230,7 +231,7 @@ func tryRuntime(t testing.TB, o rtOpts) (*Runtime, error) {
 	}
 	return New(Options{ConsoleURL: o.console, Token: testToken, Name: "test-rt", DataDir: o.dir,
 		TrustedKeys: o.keys, TrustOnFirstUse: o.tofu, MaxStaleness: 10 * time.Minute,
-		Executor: sampleCredentials(t), Logger: log, Now: o.clock.Now, Version: "test"})
+		Executor: sampleCredentials(t), Logger: log, Now: o.clock.Now, Version: "test", AllowedOrigins: o.origins})
 }
 
 func mustSync(t testing.TB, r *Runtime) {

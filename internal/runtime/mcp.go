@@ -15,12 +15,36 @@ import (
 	"github.com/toolgate/toolgate/internal/policy"
 )
 
-// listedTool is a tool registered with the MCP server and the bundle tool
-// it was made from (compared by pointer: a new bundle means new pointers,
-// and then by definition).
-type listedTool struct {
-	src *bundle.Tool
-	def []byte // the JSON of the mcp.Tool, to tell a changed tool from an equal one
+// listing is the MCP definition of one bundle tool, made once per change
+// of what it is made from: a swap that leaves a tool's listing input equal
+// keeps the same *listing, so reconcile neither re-encodes nor re-registers
+// it and clients see no change.
+type listing struct {
+	in     listingInput
+	schema []byte // the input schema it was made from (def holds it, or a copy with the key argument)
+	def    *mcp.Tool
+}
+
+// listingInput is everything mcpTool reads from a bundle tool but the input
+// schema bytes. Two tools with equal inputs and schema bytes have equal MCP
+// definitions.
+type listingInput struct {
+	name, description string
+	annotations       bundle.Annotations
+	key               policy.IdempotencyKey // the zero value when the policy has none
+}
+
+// same reports whether t would get this listing's definition.
+func (l *listing) same(t *bundle.Tool) bool {
+	return l.in == listingInputOf(t) && bytes.Equal(l.schema, t.InputSchema)
+}
+
+func listingInputOf(t *bundle.Tool) listingInput {
+	in := listingInput{name: t.Name, description: t.Description, annotations: t.Annotations}
+	if t.Policy.IdempotencyKey != nil {
+		in.key = *t.Policy.IdempotencyKey
+	}
+	return in
 }
 
 func newMCPServer(opts Options) *mcp.Server {
@@ -41,18 +65,19 @@ func newMCPServer(opts Options) *mcp.Server {
 
 // reconcile makes the MCP server's tool list equal to the tools visible
 // now: removed tools go, new or changed ones are (re)added, unchanged ones
-// are left alone. The SDK sends notifications/tools/list_changed to
-// connected clients when anything changed (debounced into one).
+// (the same *listing) are left alone. The SDK sends
+// notifications/tools/list_changed to connected clients when anything
+// changed (debounced into one).
 func (r *Runtime) reconcile() {
 	r.listMu.Lock()
 	defer r.listMu.Unlock()
 	s := r.snap.Load()
 	now := r.opts.Now()
-	want := map[string]*bundle.Tool{}
+	want := map[string]*listing{}
 	if s != nil {
-		for _, t := range s.tools {
-			if r.visible(s, t, now) {
-				want[t.Name] = t
+		for name, l := range s.listings {
+			if r.visible(s, s.tools[name], now) {
+				want[name] = l
 			}
 		}
 	}
@@ -67,46 +92,63 @@ func (r *Runtime) reconcile() {
 		r.server.RemoveTools(gone...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(want)) {
-		t := want[name]
-		prev, ok := r.listed[name]
-		if ok && prev.src == t {
+		l := want[name]
+		if r.listed[name] == l {
 			continue
 		}
-		def := mcpTool(t)
-		raw, err := checkDefinition(def)
-		if err != nil {
-			r.log.Error("tool not listed", "tool", name, "err", err)
-			continue
-		}
-		r.listed[name] = listedTool{src: t, def: raw}
-		if ok && bytes.Equal(prev.def, raw) {
-			continue // same definition in a new bundle: no change for clients
-		}
-		r.server.AddTool(def, r.toolHandler(name))
+		r.listed[name] = l
+		r.server.AddTool(l.def, r.toolHandler(name))
 	}
 	r.metrics.listed(len(r.listed))
 }
 
-// checkDefinition encodes def and checks what Server.AddTool would panic
-// on: an input schema that is not a JSON object schema. A verified bundle
-// should never have one, but one bad tool must not take the runtime down.
-func checkDefinition(def *mcp.Tool) ([]byte, error) {
-	raw, err := json.Marshal(def)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the definition: %w", err)
+// listings makes the MCP definitions of a bundle's tools, taking over the
+// previous snapshot's listing of every tool whose listing input is
+// unchanged. A tool the SDK would refuse to register is added to withheld
+// with the reason instead: one bad tool must not take the runtime down.
+func listings(b *bundle.Bundle, prev *snapshot, withheld map[string]string) map[string]*listing {
+	out := make(map[string]*listing, len(b.Tools))
+	var scratch *mcp.Server
+	for i := range b.Tools {
+		t := &b.Tools[i]
+		if _, ok := withheld[t.Name]; ok {
+			continue
+		}
+		if prev != nil {
+			if l, ok := prev.listings[t.Name]; ok && l.same(t) {
+				out[t.Name] = l
+				continue
+			}
+		}
+		if scratch == nil {
+			scratch = mcp.NewServer(&mcp.Implementation{Name: "check", Version: "0"}, nil)
+		}
+		def := mcpTool(t)
+		if err := checkDefinition(scratch, def); err != nil {
+			withheld[t.Name] = err.Error()
+			continue
+		}
+		out[t.Name] = &listing{in: listingInputOf(t), schema: t.InputSchema, def: def}
 	}
-	var probe struct {
-		InputSchema struct {
-			Type any `json:"type"`
-		} `json:"inputSchema"`
-	}
-	if err := json.Unmarshal(raw, &probe); err != nil || probe.InputSchema.Type != "object" {
-		return nil, fmt.Errorf("input schema is not of type \"object\"")
-	}
-	return raw, nil
+	return out
 }
 
-// mcpTool is the agent-facing definition of a bundle tool.
+// checkDefinition registers def with a scratch server: Server.AddTool
+// panics on a definition it refuses (an input schema that is not a JSON
+// object schema, a bad x-mcp-header annotation). A verified bundle should
+// never hold one, but one bad tool must not take the runtime down.
+func checkDefinition(scratch *mcp.Server, def *mcp.Tool) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("MCP definition refused: %v", p)
+		}
+	}()
+	scratch.AddTool(def, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
+	return nil
+}
+
+// mcpTool is the agent-facing definition of a bundle tool. It reads only
+// what listingInputOf captures.
 func mcpTool(t *bundle.Tool) *mcp.Tool {
 	destructive := t.Annotations.DestructiveHint
 	return &mcp.Tool{

@@ -23,6 +23,7 @@ type metrics struct {
 	refusals *prometheus.CounterVec
 	version  prometheus.Gauge
 	tools    prometheus.Gauge
+	withheld prometheus.Gauge
 }
 
 func newMetrics(r *Runtime) *metrics {
@@ -42,6 +43,8 @@ func newMetrics(r *Runtime) *metrics {
 			Help: "Version of the bundle in force (0: none)."}),
 		tools: prometheus.NewGauge(prometheus.GaugeOpts{Name: "toolgate_runtime_tools_listed",
 			Help: "Tools currently listed to MCP clients (after the staleness rule)."}),
+		withheld: prometheus.NewGauge(prometheus.GaugeOpts{Name: "toolgate_runtime_tools_withheld",
+			Help: "Tools of the bundle in force this runtime withholds because it cannot compile or list them."}),
 	}
 	age := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "toolgate_runtime_bundle_age_seconds",
 		Help: "Seconds since the console last confirmed the bundle in force is current (-1: no bundle)."},
@@ -59,7 +62,7 @@ func newMetrics(r *Runtime) *metrics {
 			}
 			return 0
 		})
-	m.reg.MustRegister(m.calls, m.attempts, m.duration, m.fetches, m.refusals, m.version, m.tools, age, stale,
+	m.reg.MustRegister(m.calls, m.attempts, m.duration, m.fetches, m.refusals, m.version, m.tools, m.withheld, age, stale,
 		newBreakerCollector(r))
 	return m
 }
@@ -74,7 +77,10 @@ func (m *metrics) fetch(result string) { m.fetches.WithLabelValues(result).Inc()
 
 func (m *metrics) listed(n int) { m.tools.Set(float64(n)) }
 
-func (m *metrics) installed(b *bundle.Bundle) { m.version.Set(float64(b.Version)) }
+func (m *metrics) installed(b *bundle.Bundle, withheld int) {
+	m.version.Set(float64(b.Version))
+	m.withheld.Set(float64(withheld))
+}
 
 // refusalReasons maps bundle.Verify's sentinels to metric labels.
 var refusalReasons = []struct {

@@ -59,7 +59,8 @@ type Options struct {
 	// local-development flag, clock). A nil Transport is replaced by one
 	// executor.NewTransport shared by every executor, so swaps keep the
 	// connection pool; a nil Breakers by one registry of the runtime's, so
-	// swaps keep each unchanged tool's circuit breaker (R7).
+	// swaps keep each unchanged tool's circuit breaker (R7); a nil Schemas
+	// by one cache of the runtime's, so swaps compile only changed schemas.
 	Executor executor.Options
 	// HTTPClient talks to the console (nil: a client with a 30 s timeout).
 	HTTPClient *http.Client
@@ -70,6 +71,10 @@ type Options struct {
 	Rand func() float64
 	// Version is the toolgate version reported to MCP clients.
 	Version string
+	// AllowedOrigins are browser origins (http(s)://host[:port]) allowed
+	// to use the streamable HTTP endpoint besides loopback ones; requests
+	// without Origin are always allowed, any other Origin gets 403.
+	AllowedOrigins []string
 }
 
 // Runtime fetches and verifies bundles, keeps the last good one on disk,
@@ -92,9 +97,15 @@ type Runtime struct {
 
 	server   *mcp.Server
 	listMu   sync.Mutex
-	listed   map[string]listedTool // tools currently registered with server
+	listed   map[string]*listing // tools currently registered with server
 	metrics  *metrics
 	execOpts executor.Options
+
+	allowedOrigins map[string]bool
+
+	// lastRefusal is why the last fetched bundle was refused ("" once a
+	// bundle is accepted), reported to the console on every fetch.
+	lastRefusal atomic.Value // string
 }
 
 // New prepares a runtime: state directory, instance id, trusted keys (a
@@ -106,7 +117,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	opts.defaults()
 	r := &Runtime{opts: opts, log: opts.Logger, disk: disk{dir: filepath.Join(opts.DataDir, "runtime")},
-		listed: map[string]listedTool{}}
+		listed: map[string]*listing{}}
+	r.lastRefusal.Store("")
+	r.allowedOrigins, _ = normalizeOrigins(opts.AllowedOrigins) // checked by validate
 	if err := r.disk.ensure(); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
@@ -121,6 +134,9 @@ func New(opts Options) (*Runtime, error) {
 	}
 	if r.execOpts.Breakers == nil {
 		r.execOpts.Breakers = executor.NewBreakers()
+	}
+	if r.execOpts.Schemas == nil {
+		r.execOpts.Schemas = executor.NewSchemas()
 	}
 	r.metrics = newMetrics(r)
 	r.server = newMCPServer(opts)
@@ -143,6 +159,9 @@ func (o Options) validate() error {
 	}
 	if o.DataDir == "" {
 		errs = append(errs, errors.New("no data directory"))
+	}
+	if _, err := normalizeOrigins(o.AllowedOrigins); err != nil {
+		errs = append(errs, err)
 	}
 	if o.PollInterval < 0 || o.MaxStaleness < 0 || o.PollJitter < 0 || o.PollJitter >= 1 {
 		errs = append(errs, errors.New("poll interval and max staleness must not be negative; jitter must be in [0, 1)"))
@@ -219,8 +238,9 @@ func (r *Runtime) nextInterval() time.Duration {
 func (r *Runtime) Server() *mcp.Server { return r.server }
 
 // MCPHandler serves MCP over streamable HTTP (stateful sessions, so that
-// notifications/tools/list_changed reach connected clients).
+// notifications/tools/list_changed reach connected clients). Requests with
+// a foreign Origin get 403 (see checkOrigin).
 func (r *Runtime) MCPHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.server },
-		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
+	return r.checkOrigin(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return r.server },
+		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute}))
 }

@@ -5,6 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/bundle"
@@ -19,10 +22,15 @@ var ErrNoTrustedKeys = errors.New("no trusted keys: pin the console's keys (tool
 // never modified after it is published with Runtime.snap.
 type snapshot struct {
 	bundle *bundle.Bundle
-	signed []byte
+	signed signedID // a refetch of the same signed bytes confirms
 	etag   string
 	exec   *executor.Executor
 	tools  map[string]*bundle.Tool
+	// withheld are the bundle's tools this runtime does not serve, with the
+	// reason: the executor cannot compile them, or MCP refuses their
+	// definition. listings holds the MCP definitions of the others.
+	withheld map[string]string
+	listings map[string]*listing
 }
 
 // Status is what the runtime currently serves.
@@ -147,12 +155,12 @@ func (r *Runtime) Sync(ctx context.Context) error {
 	if cur != nil {
 		etag, running = cur.etag, cur.bundle.Version
 	}
-	f, err := r.console.fetchBundle(ctx, etag, running)
+	f, err := r.console.fetchBundle(ctx, etag, running, r.refusalReport())
 	if err != nil {
 		r.metrics.fetch("error")
 		return fmt.Errorf("sync: %w", err)
 	}
-	if f.notModified || (cur != nil && bytes.Equal(bytes.TrimSpace(f.signed), cur.signed)) {
+	if f.notModified || (cur != nil && signedIDOf(f.signed) == cur.signed) {
 		r.metrics.fetch("not_modified")
 		return r.confirm(cur, f.etag)
 	}
@@ -195,13 +203,17 @@ func (r *Runtime) accept(signed []byte, etag string, keys bundle.KeySet, cur *sn
 	if err != nil {
 		r.metrics.refused(err)
 		r.log.Warn("bundle refused; keeping the last good one", "err", err, "running", last)
+		r.lastRefusal.Store(fmt.Sprintf("bundle refused (serving v%d): %s", last,
+			strings.TrimPrefix(err.Error(), "verify bundle: ")))
 		return fmt.Errorf("sync: bundle refused: %w", err)
 	}
 	if err := r.install(b, signed, etag, now); err != nil {
 		r.metrics.fetch("refused")
 		r.log.Warn("bundle cannot be executed; keeping the last good one", "err", err, "version", b.Version)
+		r.lastRefusal.Store(fmt.Sprintf("bundle v%d refused (serving v%d): %s", b.Version, last, err))
 		return fmt.Errorf("sync: %w", err)
 	}
+	r.lastRefusal.Store("")
 	r.metrics.fetch("accepted")
 	r.log.Info("bundle accepted", "version", b.Version, "tools", len(b.Tools), "previous", last)
 	meta := bundleMeta{ETag: etag, Version: b.Version, ConfirmedAt: now}
@@ -213,20 +225,84 @@ func (r *Runtime) accept(signed []byte, etag string, keys bundle.KeySet, cur *sn
 
 // install compiles a verified bundle and makes it the one in force: one
 // atomic pointer store, so calls already running finish on the executor
-// they started with, and the next call sees the new one.
+// they started with, and the next call sees the new one. The executor is
+// built incrementally from the one in force (unchanged tools and cached
+// schemas are reused), and so are the MCP definitions. A tool that cannot
+// be compiled or listed is withheld, logged and counted; the rest of the
+// bundle is served.
 func (r *Runtime) install(b *bundle.Bundle, signed []byte, etag string, confirmed time.Time) error {
-	exec, err := executor.New(b, r.execOpts)
+	cur := r.snap.Load()
+	opts := r.execOpts
+	if cur != nil {
+		opts.Previous = cur.exec
+		shareUnchanged(b, cur)
+	}
+	exec, err := executor.New(b, opts)
 	if err != nil {
 		return err
 	}
-	s := &snapshot{bundle: b, signed: bytes.TrimSpace(signed), etag: etag, exec: exec,
-		tools: make(map[string]*bundle.Tool, len(b.Tools))}
+	s := &snapshot{bundle: b, signed: signedIDOf(signed), etag: etag, exec: exec,
+		tools: make(map[string]*bundle.Tool, len(b.Tools)), withheld: map[string]string{}}
 	for i := range b.Tools {
 		s.tools[b.Tools[i].Name] = &b.Tools[i]
 	}
+	for _, w := range exec.Withheld() {
+		s.withheld[w.Tool] = w.Reason
+	}
+	s.listings = listings(b, cur, s.withheld)
+	for _, name := range slices.Sorted(maps.Keys(s.withheld)) {
+		r.log.Error("tool withheld: this runtime cannot serve it; the rest of the bundle is served",
+			"tool", name, "version", b.Version, "reason", s.withheld[name])
+	}
 	r.confirmedAt.Store(confirmed.UnixNano())
 	r.snap.Store(s)
-	r.metrics.installed(b)
+	r.metrics.installed(b, len(s.withheld))
 	r.reconcile()
 	return nil
+}
+
+// shareUnchanged points the large values of b's tools (input schema,
+// description, parameters, reasons) at the equal values of the bundle in
+// force. The compiled tools and MCP definitions taken over from the
+// previous snapshot hold those; without this, every swap would keep two
+// copies of each unchanged tool, the old one through them and the new one
+// through the snapshot. b was just decoded and is not shared yet.
+func shareUnchanged(b *bundle.Bundle, cur *snapshot) {
+	for i := range b.Tools {
+		t := &b.Tools[i]
+		old, ok := cur.tools[t.Name]
+		if !ok {
+			continue
+		}
+		if bytes.Equal(t.InputSchema, old.InputSchema) {
+			t.InputSchema = old.InputSchema
+		}
+		if t.Description == old.Description {
+			t.Description = old.Description
+		}
+		if slices.Equal(t.Params, old.Params) {
+			t.Params = old.Params
+		}
+		if slices.Equal(t.Reasons, old.Reasons) {
+			t.Reasons = old.Reasons
+		}
+	}
+}
+
+// signedID tells a signed bundle from another without keeping its bytes
+// or hashing megabytes on every swap: the length and the Ed25519 signature
+// (the JWS's last part). Ed25519 signatures are deterministic, so the same
+// bytes give the same ID; different content under the same key gives a
+// different signature except with negligible probability. An ID match only
+// ever confirms the bundle in force (never installs anything), and whoever
+// could forge a match could as well replay the real bytes, which confirm
+// too.
+type signedID struct {
+	size      int
+	signature string
+}
+
+func signedIDOf(signed []byte) signedID {
+	signed = bytes.TrimSpace(signed)
+	return signedID{size: len(signed), signature: string(signed[bytes.LastIndexByte(signed, '.')+1:])}
 }

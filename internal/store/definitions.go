@@ -62,5 +62,5 @@ func (d *toolDefinition) refusal(class risk.Class, p policy.Policy) error {
 	if err != nil {
 		return err
 	}
-	return executor.CompileTool(bt, d.source)
+	return executor.CompileTool(d.source, bt)
 }

@@ -169,7 +169,7 @@ func compileRefusal(t bundle.ToolInput, src bundle.Source) string {
 	}
 	bt, err := bundle.BuildTool(t, src)
 	if err == nil {
-		err = executor.CompileTool(bt, src)
+		err = executor.CompileTool(src, bt)
 	}
 	if err != nil {
 		return "The runtime's executor would refuse it: " + err.Error() + "."
