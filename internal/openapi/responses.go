@@ -1,0 +1,119 @@
+package openapi
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v2 "github.com/pb33f/libopenapi/datamodel/high/v2"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+	"github.com/pb33f/libopenapi/orderedmap"
+)
+
+// Bounds of the response-property walk. The risk engine only needs to know
+// whether a success response can carry credential material, so the walk
+// stops at a shallow depth (vendor envelopes such as {"data": {"attributes":
+// …}} fit) and at a fixed number of properties per operation.
+const (
+	maxResponseDepth  = 6
+	maxResponseFields = 400
+)
+
+// successResponseFields lists the properties of every 2xx response schema
+// of a 3.x operation (see Operation.ResponseFields).
+func successResponseFieldsV3(rs *v3.Responses) []string {
+	if rs == nil || rs.Codes == nil {
+		return nil
+	}
+	w := responseWalk{}
+	for code, r := range rs.Codes.FromOldest() {
+		if !isSuccessCode(code) || r == nil || r.Content == nil {
+			continue
+		}
+		for _, mt := range r.Content.FromOldest() {
+			if mt != nil {
+				w.proxy(mt.Schema, "", 0, nil)
+			}
+		}
+	}
+	return w.done()
+}
+
+// successResponseFieldsV2 is successResponseFieldsV3 for Swagger 2.0.
+func successResponseFieldsV2(rs *v2.Responses) []string {
+	if rs == nil || rs.Codes == nil {
+		return nil
+	}
+	w := responseWalk{}
+	for code, r := range rs.Codes.FromOldest() {
+		if isSuccessCode(code) && r != nil {
+			w.proxy(r.Schema, "", 0, nil)
+		}
+	}
+	return w.done()
+}
+
+// isSuccessCode accepts 200–299 and the 2XX range key.
+func isSuccessCode(code string) bool {
+	return len(code) == 3 && code[0] == '2' && (strings.EqualFold(code[1:], "xx") ||
+		(code[1] >= '0' && code[1] <= '9' && code[2] >= '0' && code[2] <= '9'))
+}
+
+// responseWalk collects dotted property paths; "[]" marks array items and
+// "{}" additionalProperties values, so "keys[].d" is the member d of every
+// element of keys.
+type responseWalk struct {
+	fields []string
+}
+
+func (w *responseWalk) done() []string {
+	slices.Sort(w.fields)
+	return slices.Compact(w.fields)
+}
+
+func (w *responseWalk) full() bool { return len(w.fields) >= maxResponseFields }
+
+func (w *responseWalk) proxy(sp *base.SchemaProxy, prefix string, depth int, stack []string) {
+	if sp == nil || depth > maxResponseDepth || w.full() {
+		return
+	}
+	if ref := sp.GetReference(); ref != "" {
+		if slices.Contains(stack, ref) {
+			return
+		}
+		stack = append(stack, ref)
+	}
+	s := sp.Schema()
+	if s == nil {
+		return
+	}
+	w.properties(s.Properties, prefix, depth, stack)
+	if ap := s.AdditionalProperties; ap != nil && ap.IsA() {
+		w.proxy(ap.A, prefix+"{}", depth+1, stack)
+	}
+	if it := s.Items; it != nil && it.IsA() {
+		w.proxy(it.A, prefix+"[]", depth+1, stack)
+	}
+	for _, group := range [][]*base.SchemaProxy{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, p := range group {
+			w.proxy(p, prefix, depth+1, stack)
+		}
+	}
+}
+
+func (w *responseWalk) properties(props *orderedmap.Map[string, *base.SchemaProxy], prefix string, depth int, stack []string) {
+	if props == nil {
+		return
+	}
+	for name, p := range props.FromOldest() {
+		if w.full() {
+			return
+		}
+		path := name
+		if prefix != "" {
+			path = prefix + "." + name
+		}
+		w.fields = append(w.fields, path)
+		w.proxy(p, path, depth+1, stack)
+	}
+}
