@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v2 "github.com/pb33f/libopenapi/datamodel/high/v2"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -59,11 +60,27 @@ func isSuccessCode(code string) bool {
 		(code[1] >= '0' && code[1] <= '9' && code[2] >= '0' && code[2] <= '9'))
 }
 
+// requestBodyFields lists the property paths of a request body schema and
+// the string enum values of its properties (see Operation.RequestFields).
+func requestBodyFields(sp *base.SchemaProxy) ([]string, map[string][]string) {
+	if sp == nil {
+		return nil, nil
+	}
+	w := responseWalk{enums: map[string][]string{}}
+	w.proxy(sp, "", 0, nil)
+	if len(w.enums) == 0 {
+		w.enums = nil
+	}
+	return w.done(), w.enums
+}
+
 // responseWalk collects dotted property paths; "[]" marks array items and
 // "{}" additionalProperties values, so "keys[].d" is the member d of every
-// element of keys.
+// element of keys. When enums is not nil it also records the string enum
+// values of every property.
 type responseWalk struct {
 	fields []string
+	enums  map[string][]string
 }
 
 func (w *responseWalk) done() []string {
@@ -114,6 +131,32 @@ func (w *responseWalk) properties(props *orderedmap.Map[string, *base.SchemaProx
 			path = prefix + "." + name
 		}
 		w.fields = append(w.fields, path)
+		if w.enums != nil {
+			w.enum(p, path)
+		}
 		w.proxy(p, path, depth+1, stack)
+	}
+}
+
+// enum records the string enum values of a property (bounded: an enum of
+// thousands of country codes says nothing about risk).
+func (w *responseWalk) enum(sp *base.SchemaProxy, path string) {
+	if sp == nil {
+		return
+	}
+	s := sp.Schema()
+	if s == nil {
+		return
+	}
+	vals := s.Enum
+	if it := s.Items; len(vals) == 0 && it != nil && it.IsA() && it.A != nil {
+		if is := it.A.Schema(); is != nil {
+			vals = is.Enum
+		}
+	}
+	for _, v := range vals {
+		if v != nil && v.Kind == yaml.ScalarNode && len(w.enums[path]) < 64 {
+			w.enums[path] = append(w.enums[path], v.Value)
+		}
 	}
 }

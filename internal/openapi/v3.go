@@ -97,6 +97,7 @@ func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []Securi
 			o.RequestBody, bodySchema = requestBodyV3(rb)
 		}
 		o.ResponseFields = successResponseFieldsV3(op.Responses)
+		o.RequestFields, o.RequestEnums = requestBodyFields(bodySchema)
 		b.addOperation(o, bodySchema, nil)
 		if op.Callbacks != nil {
 			for name, cb := range op.Callbacks.FromOldest() {
