@@ -333,6 +333,10 @@ func matchCredential(f *facts, terms []string) []string {
 	if f.wellKnown || segmentsHaveAny(f, vocab("count-nouns")) {
 		return nil
 	}
+	// An OAuth token endpoint issues a credential, whatever its method.
+	if matchSegments(f, []string{"oauth", "oauth2"}) != nil && hasAny(f.lastWords, []string{"access", "token", "exchange"}) {
+		return []string{"oauth"}
+	}
 	if f.safe && !f.mutation {
 		if f.secretWithheld {
 			return nil
@@ -342,16 +346,14 @@ func matchCredential(f *facts, terms []string) []string {
 		if w := readsCredentialItself(f); w != "" {
 			return []string{w}
 		}
-		if f.respKnown {
+		// A known response without credential material is metadata,
+		// unless it returns the stored values themselves (environment
+		// variables' "values[].value").
+		if f.respKnown && !f.respValues {
 			return nil
 		}
 	}
-	out := slices.DeleteFunc(matchSegments(f, terms), func(w string) bool { return !f.mutation && publicKeyRead(f, w) })
-	if matchSegments(f, []string{"oauth", "oauth2"}) != nil && hasAny(f.lastWords, []string{"access", "token", "exchange"}) &&
-		!slices.Contains(out, "oauth") {
-		out = append(out, "oauth")
-	}
-	return out
+	return slices.DeleteFunc(matchSegments(f, terms), func(w string) bool { return !f.mutation && publicKeyRead(f, w) })
 }
 
 // readsCredentialItself returns the credential noun when the path ends in
@@ -417,16 +419,47 @@ func matchCredentialStore(f *facts, terms []string) []string {
 // matchRevocation: removing a session, token, grant, key or membership
 // takes someone's access away.
 func matchRevocation(f *facts, terms []string) []string {
-	if !isRemoval(f) || len(f.segments) == 0 {
+	n := len(f.segments)
+	if !isRemoval(f) || n == 0 || f.selfAfter[n-1] {
+		// Leaving a thread yourself (/thread-members/@me) is not revoking
+		// anyone's access.
 		return nil
 	}
 	var out []string
 	for _, w := range f.lastWords {
-		if slices.Contains(terms, w) && !slices.Contains(out, w) {
+		if slices.Contains(terms, w) && !slices.Contains(out, w) && !otherSession(f, w) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// otherSession is true when "session(s)" names something else's session:
+// qualified in its segment (upload_sessions) or under a resource that is
+// not an identity (/agent_runners/{id}/sessions). Login sessions sit at
+// the top (/sessions), under an identity or under an admin API.
+func otherSession(f *facts, w string) bool {
+	if w != "session" && w != "sessions" {
+		return false
+	}
+	n := len(f.segments)
+	if len(f.segments[n-1]) > 1 {
+		return true
+	}
+	for _, seg := range f.segments[:n-1] {
+		for _, x := range seg {
+			if !slices.Contains(vocab("identity-nouns"), x) && !slices.Contains(vocab("admin-words"), x) &&
+				!isVersionWord(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isVersionWord matches api, v1, v2beta1 …: path prefixes that name no resource.
+func isVersionWord(w string) bool {
+	return w == "api" || (len(w) >= 2 && w[0] == 'v' && w[1] >= '0' && w[1] <= '9')
 }
 
 // matchDiscriminator looks at the request body's enum-valued properties
@@ -476,12 +509,10 @@ func matchMoney(f *facts, terms []string) []string {
 		return nil
 	}
 	var out []string
-	if f.method == "POST" {
-		for _, w := range f.lastWords {
-			if slices.Contains(terms, w) && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
-		}
+	// The money noun must be the head of the last segment: POST /payments
+	// charges, POST /paymentMethods looks up methods.
+	if n := len(f.lastWords); f.method == "POST" && n > 0 && slices.Contains(terms, f.lastWords[n-1]) {
+		out = append(out, f.lastWords[n-1])
 	}
 	for _, v := range matchVerbs(f, vocab("money-verbs")) {
 		if !slices.Contains(out, v) {

@@ -16,6 +16,10 @@ func extractSchemaFacts(f *facts, op *openapi.Operation) {
 	f.respKnown = len(op.ResponseFields) > 0
 	resource := pathNouns(f)
 	f.respSecrets = secretFields(op.ResponseFields, resource, false)
+	f.respValues = slices.ContainsFunc(op.ResponseFields, func(p string) bool {
+		parent, name := splitField(p)
+		return nesting(parent, resource) == 0 && slices.Contains([]string{"value", "values", "plaintext"}, strings.ToLower(name))
+	})
 	f.reqFields = op.RequestFields
 	f.reqSecrets = secretFields(op.RequestFields, resource, true)
 	f.secretWithheld = withheldRE.MatchString(op.Description)

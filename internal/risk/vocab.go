@@ -77,8 +77,7 @@ func vocabularies() []family {
 				"secret", "secrets", "member", "members", "membership", "memberships"}},
 		{"admission-hooks", "Kubernetes-style admission control: a mutating or validating webhook configuration " +
 			"sees and rewrites every object, and approving a certificate signing request issues a credential",
-			[]string{"admission", "mutating", "validating", "certificatesigningrequests", "csr", "csrs",
-				"approval"}},
+			[]string{"admission", "mutating", "validating", "certificatesigningrequests", "csr", "csrs"}},
 		{"admin-words", "words that name administrative power in scopes, vendor extensions and paths",
 			[]string{"admin", "admins", "administrator", "administrators", "superuser", "sudo", "root", "owner",
 				"privileged"}},
@@ -95,7 +94,7 @@ func vocabularies() []family {
 				"refund", "refunds", "charge", "charges", "withdrawal", "withdrawals", "disbursement",
 				"disbursements", "checkout", "checkouts"}},
 		{"money-verbs", "verbs that move money",
-			[]string{"capture", "refund", "payout", "charge", "withdraw", "disburse", "pay"}},
+			[]string{"capture", "refund", "payout", "charge", "withdraw", "disburse"}},
 		{"discriminators", "request-body properties whose enum value selects what an action operation does",
 			[]string{"type", "action", "actions", "status", "state", "operation", "command", "kind", "event",
 				"intent", "mode"}},
@@ -124,7 +123,10 @@ func vocabularies() []family {
 				"redacted", "hint", "last4", "last", "prefix", "suffix", "preview", "hashed", "hash", "fingerprint",
 				"has", "is", "enabled", "required", "expires", "expiry", "expiration", "type", "id", "ids", "name",
 				"count", "length", "created", "updated", "ttl", "rotation", "policy", "format", "algorithm", "kind",
-				"status", "scopes", "usage", "endpoint", "url", "non", "version", "use"}},
+				"status", "scopes", "usage", "endpoint", "url", "non", "version", "use",
+				// payment-instrument and one-time tokens reference a card or a
+				// request; they open no account
+				"donation", "billing", "payment", "card", "nonce", "verification", "idempotency"}},
 		{"jwk-private-members", "JSON Web Key private members: an object with kty and one of these holds a " +
 			"private or symmetric key",
 			[]string{"d", "p", "q", "k", "dp", "dq", "qi"}},

@@ -128,6 +128,9 @@ type facts struct {
 	// respKnown is true when a success response schema names properties:
 	// only then can the engine tell a secret read from a metadata read.
 	respKnown bool
+	// respValues is true when the response returns stored values
+	// ("value", "values[].value", "plaintext") of the operation's object.
+	respValues bool
 	// reqFields are the request body's property paths.
 	reqFields []string
 	// enums are the request body's enum-valued properties.
