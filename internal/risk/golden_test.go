@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/openapi"
@@ -125,11 +126,29 @@ func loadFixture(t *testing.T, dir string, fx fixture) *openapi.Document {
 		top, rest, _ := strings.Cut(fx.File, "/")
 		path, opts.Root = filepath.Join(dir, top), rest
 	}
-	doc, err := openapi.LoadPath(path, opts)
+	doc, err := loadCached(path, opts)
 	if err != nil {
 		t.Fatalf("loading %s: %v", fx.File, err)
 	}
 	return doc
+}
+
+// docCache keeps each parsed fixture for the whole test binary: the golden,
+// label and share tests read the same 20 MB of documents, and nothing
+// changes a loaded document.
+var docCache sync.Map // path+root → *cachedDoc
+
+type cachedDoc struct {
+	once sync.Once
+	doc  *openapi.Document
+	err  error
+}
+
+func loadCached(path string, opts openapi.Options) (*openapi.Document, error) {
+	v, _ := docCache.LoadOrStore(path+"\x00"+opts.Root, &cachedDoc{})
+	c := v.(*cachedDoc)
+	c.once.Do(func() { c.doc, c.err = openapi.LoadPath(path, opts) })
+	return c.doc, c.err
 }
 
 // goldenLines renders one sorted line per operation:

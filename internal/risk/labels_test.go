@@ -133,7 +133,7 @@ func scoreLabels(t *testing.T, labels []label) []scored {
 		doc, ok := docs[l.File]
 		if !ok {
 			var err error
-			doc, err = openapi.LoadPath(filepath.Join(dir, l.File), openapi.Options{})
+			doc, err = loadCached(filepath.Join(dir, l.File), openapi.Options{})
 			if err != nil {
 				t.Errorf("loading %s: %v (its label rows count as unscored)", l.File, err)
 			}

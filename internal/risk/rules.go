@@ -60,10 +60,10 @@ func ruleTable() []Rule {
 			Terms: vocab("channel-words"),
 			Text:  "The operation opens a channel into a running workload (%s); even a GET can run commands.", match: matchChannel},
 		{Name: "access-verb", Code: "verb", Class: Privileged,
-			Applies: "mutations: every name word; safe methods: only words in action position",
+			Applies: "mutations: every name word; safe methods: words in action position and the last segment",
 			Looks:   "operationId, last literal path segment, summary",
 			Terms:   vocab("access-verbs"),
-			Text:    "Its name says it will %s access, which is an access change, not only a deletion.", match: matchVerbs},
+			Text:    "Its name says it will %s access, which is an access change, not only a deletion.", match: matchAccessVerbs},
 		{Name: "admin-scope", Code: "scope", Class: Privileged, Applies: "any method",
 			Looks: "scopes of every security alternative and of x-*scope*/x-*permission*/x-*requires* extensions; " +
 				"an admin scope listed beside a read or write scope of the same resource is one alternative among " +
@@ -554,6 +554,21 @@ func matchVerbs(f *facts, terms []string) []string {
 	var out []string
 	for _, ws := range pool {
 		for _, w := range ws {
+			if v, ok := baseVerb(w, terms); ok && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// matchAccessVerbs is matchVerbs, plus the last literal segment of a safe
+// method: GET /self-service/logout logs out (unlike GET /files/{id}/trash,
+// a noun that lists, an access verb ending a path is what it does).
+func matchAccessVerbs(f *facts, terms []string) []string {
+	out := matchVerbs(f, terms)
+	if f.safe && f.endsLiteral && !isVerb(nameAction(f.idWords), readVerbs()) {
+		for _, w := range f.lastWords {
 			if v, ok := baseVerb(w, terms); ok && !slices.Contains(out, v) {
 				out = append(out, v)
 			}

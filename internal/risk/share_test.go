@@ -2,6 +2,7 @@ package risk
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -61,4 +62,51 @@ func TestClassShare(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestGoldenAgreement summarises the goldens as the labels are summarised:
+// a confusion matrix of the reviewed golden class (rows) against the
+// engine (columns) per corpus, for `make risk-report`. TestGolden lists the
+// differing lines; this fails on the same differences with the matrix.
+func TestGoldenAgreement(t *testing.T) {
+	for _, corpus := range []string{corpusMain, corpusMore} {
+		dir := fixtureDir(t, corpus)
+		var all tally
+		for _, fx := range readIndex(t, dir) {
+			want, err := os.ReadFile(goldenPath(corpus, fx.File))
+			if err != nil {
+				t.Errorf("%s: %v", fx.File, err)
+				continue
+			}
+			golden := map[string]Class{}
+			for _, l := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+				cls, rest, _ := strings.Cut(l, " ")
+				c, err := ParseClass(cls)
+				if err != nil {
+					continue
+				}
+				golden[opKey(rest)] = c
+			}
+			doc := loadFixture(t, dir, fx)
+			for _, l := range goldenLines(doc) {
+				cls, rest, _ := strings.Cut(l, " ")
+				got, _ := ParseClass(cls)
+				if w, ok := golden[opKey(rest)]; ok {
+					all.add(w, got)
+				} else {
+					t.Errorf("%s: %s is not in the golden", fx.File, opKey(rest))
+				}
+			}
+		}
+		t.Logf("goldens of %s (rows: golden, columns: engine):\n%s", corpus, &all)
+		if n, exact, _, _, _, _ := all.total(); exact != n {
+			t.Errorf("%s: %d of %d operations differ from their golden class", corpus, n-exact, n)
+		}
+	}
+}
+
+// opKey is "METHOD PATHKEY tool" of a golden line without its class.
+func opKey(rest string) string {
+	f := strings.SplitN(rest, " ", 4)
+	return strings.Join(f[:min(3, len(f))], " ")
 }
