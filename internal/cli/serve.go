@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/web"
 )
@@ -38,6 +39,16 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer db.Close()
+	// Tools classified by older risk rules are re-classified like a
+	// re-import before anything is served (risk.RulesVersion).
+	rc, err := db.ReclassifyTools(ctx, "system:risk-rules")
+	if err != nil {
+		return err
+	}
+	if rc.Checked > 0 {
+		logger.Info("re-classified tools with the current risk rules", "rules_version", risk.RulesVersion,
+			"tools", rc.Checked, "raised", rc.Raised, "suspended", rc.Suspended, "lower_verdicts_kept", rc.Lowered)
+	}
 	keys, err := web.LoadSessionKeys(cfg.DataDir)
 	if err != nil {
 		return err
