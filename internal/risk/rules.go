@@ -75,10 +75,15 @@ func ruleTable() []Rule {
 			Terms: []string{"admin", "admins", "administrator", "administrators", "superuser"},
 			Text:  "It changes something through an administrative API (%s).", match: matchMutationSegments},
 		{Name: "response-secret", Code: "response", Class: Privileged, Applies: "any method, GET included",
-			Looks: "property paths of the 2xx response schemas (secret-heads, secret-key-modifiers, JWK private members)",
+			Looks: "property paths of the 2xx response schemas: a secret word ending the property name, a key with a " +
+				"secret modifier (api_key, UnlockKey), JWK private members next to kty; not public, masked or metadata " +
+				"properties, nor secrets of embedded related objects; not /.well-known documents",
+			Terms: vocab("secret-heads"),
 			Text:  "Its success response carries credential material (%s).", match: matchResponseSecret},
 		{Name: "request-secret", Code: "request", Class: Privileged, Applies: "mutations",
-			Looks: "property paths of the request body schema",
+			Looks: "property paths of the request body schema, as for responses; a password qualified by another " +
+				"noun (keydb_password) configures the workload, it is not a login",
+			Terms: vocab("secret-heads"),
 			Text:  "It stores credential material sent in the request (%s).", match: matchRequestSecret},
 		{Name: "credential-material", Code: "credential", Class: Privileged,
 			Applies: "mutations; safe methods only when no response schema tells what they return",

@@ -132,7 +132,7 @@ func vocabularies() []family {
 			[]string{"d", "p", "q", "k", "dp", "dq", "qi"}},
 		{"compounds", "protected words that camelCase splits apart or that contain a verb: they are matched " +
 			"whole (\"OpenID\" is the protocol, not the verb open; KeyDB is a database, not a key)",
-			[]string{"openid", "keydb", "oauth", "webauthn", "github", "gitlab", "passkey", "passkeys"}},
+			[]string{"openid", "keydb", "oauth", "oauth2", "webauthn", "github", "gitlab", "passkey", "passkeys"}},
 		{"identity-scope-actions", "scope actions that change identity objects",
 			[]string{"write", "update", "manage", "management", "edit", "create", "delete", "set", "modify"}},
 		{"scope-levels", "scope words that name an access level rather than a resource; a vendor listing " +
