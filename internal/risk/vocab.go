@@ -162,3 +162,20 @@ func vocab(name string) []string {
 	}
 	return t
 }
+
+// Vocabulary is one word family of the rule table, as the console shows it.
+type Vocabulary struct {
+	Name  string   `json:"name"`
+	Why   string   `json:"why"`
+	Terms []string `json:"terms"`
+}
+
+// Vocabularies returns a copy of every word family, for the console.
+func Vocabularies() []Vocabulary {
+	fams := vocabularies()
+	out := make([]Vocabulary, len(fams))
+	for i, f := range fams {
+		out[i] = Vocabulary{Name: f.name, Why: f.why, Terms: f.terms}
+	}
+	return out
+}
