@@ -22,11 +22,11 @@ const (
 
 // successResponseFields lists the properties of every 2xx response schema
 // of a 3.x operation (see Operation.ResponseFields).
-func successResponseFieldsV3(rs *v3.Responses) []string {
+func (b *builder) successResponseFieldsV3(rs *v3.Responses) []string {
 	if rs == nil || rs.Codes == nil {
 		return nil
 	}
-	w := responseWalk{}
+	w := responseWalk{cache: b.fieldCache()}
 	for code, r := range rs.Codes.FromOldest() {
 		if !isSuccessCode(code) || r == nil || r.Content == nil {
 			continue
@@ -41,11 +41,11 @@ func successResponseFieldsV3(rs *v3.Responses) []string {
 }
 
 // successResponseFieldsV2 is successResponseFieldsV3 for Swagger 2.0.
-func successResponseFieldsV2(rs *v2.Responses) []string {
+func (b *builder) successResponseFieldsV2(rs *v2.Responses) []string {
 	if rs == nil || rs.Codes == nil {
 		return nil
 	}
-	w := responseWalk{}
+	w := responseWalk{cache: b.fieldCache()}
 	for code, r := range rs.Codes.FromOldest() {
 		if isSuccessCode(code) && r != nil {
 			w.proxy(r.Schema, "", 0, nil)
@@ -81,6 +81,22 @@ func requestBodyFields(sp *base.SchemaProxy) ([]string, map[string][]string) {
 type responseWalk struct {
 	fields []string
 	enums  map[string][]string
+	// cache, when set, memoises the properties below a $ref at a depth:
+	// a schema shared by many operations is walked once per document.
+	cache map[fieldKey][]string
+}
+
+// fieldKey names one memoised walk: a $ref entered at a depth.
+type fieldKey struct {
+	ref   string
+	depth int
+}
+
+func (b *builder) fieldCache() map[fieldKey][]string {
+	if b.fields == nil {
+		b.fields = map[fieldKey][]string{}
+	}
+	return b.fields
 }
 
 func (w *responseWalk) done() []string {
@@ -98,8 +114,43 @@ func (w *responseWalk) proxy(sp *base.SchemaProxy, prefix string, depth int, sta
 		if slices.Contains(stack, ref) {
 			return
 		}
+		if w.cache != nil {
+			w.cached(sp, ref, prefix, depth, stack)
+			return
+		}
 		stack = append(stack, ref)
 	}
+	w.walk(sp, prefix, depth, stack)
+}
+
+// cached walks a referenced schema once per depth and re-uses the relative
+// paths under every prefix. The recursion guard of the first walk decides
+// where a cycle is cut; depth bounds the result either way.
+func (w *responseWalk) cached(sp *base.SchemaProxy, ref, prefix string, depth int, stack []string) {
+	key := fieldKey{ref, depth}
+	rel, ok := w.cache[key]
+	if !ok {
+		sub := responseWalk{cache: w.cache}
+		sub.walk(sp, "", depth, append(stack, ref))
+		rel = sub.fields
+		w.cache[key] = rel
+	}
+	for _, r := range rel {
+		if w.full() {
+			return
+		}
+		switch {
+		case prefix == "":
+			w.fields = append(w.fields, r)
+		case strings.HasPrefix(r, "[]") || strings.HasPrefix(r, "{}"):
+			w.fields = append(w.fields, prefix+r)
+		default:
+			w.fields = append(w.fields, prefix+"."+r)
+		}
+	}
+}
+
+func (w *responseWalk) walk(sp *base.SchemaProxy, prefix string, depth int, stack []string) {
 	s := sp.Schema()
 	if s == nil {
 		return

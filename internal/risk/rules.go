@@ -403,7 +403,13 @@ func segmentsHaveAny(f *facts, terms []string) bool {
 // isRemoval is true for DELETE and for operations whose name says they
 // delete, end or revoke something.
 func isRemoval(f *facts) bool {
-	return f.method == "DELETE" || matchVerbs(f, vocab("destructive-verbs")) != nil || matchVerbs(f, vocab("access-verbs")) != nil
+	if f.removal == 0 {
+		f.removal = 2
+		if f.method == "DELETE" || matchVerbs(f, vocab("destructive-verbs")) != nil || matchVerbs(f, vocab("access-verbs")) != nil {
+			f.removal = 1
+		}
+	}
+	return f.removal == 1
 }
 
 func matchCredentialStore(f *facts, terms []string) []string {

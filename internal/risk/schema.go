@@ -18,7 +18,7 @@ func extractSchemaFacts(f *facts, op *openapi.Operation) {
 	f.respSecrets = secretFields(op.ResponseFields, resource, false)
 	f.respValues = slices.ContainsFunc(op.ResponseFields, func(p string) bool {
 		parent, name := splitField(p)
-		return nesting(parent, resource) == 0 && slices.Contains([]string{"value", "values", "plaintext"}, strings.ToLower(name))
+		return slices.Contains([]string{"value", "values", "plaintext"}, strings.ToLower(name)) && nesting(parent, resource) == 0
 	})
 	f.reqFields = op.RequestFields
 	f.reqSecrets = secretFields(op.RequestFields, resource, true)
@@ -64,6 +64,9 @@ func secretFields(paths, resource []string, request bool) []string {
 	var out []string
 	for _, p := range paths {
 		parent, name := splitField(p)
+		if !mayBeSecret(name) {
+			continue
+		}
 		if nesting(parent, resource) > 0 || isReferenceList(paths, p) {
 			continue
 		}
@@ -157,6 +160,22 @@ func splitField(p string) (string, string) {
 		return "", strings.TrimRight(p, "[]{}")
 	}
 	return p[:i], strings.TrimRight(p[i+1:], "[]{}")
+}
+
+// mayBeSecret is a cheap filter before splitting a property name into
+// words: a secret name contains one of these letter runs (or is a JWK
+// member of one or two letters).
+func mayBeSecret(name string) bool {
+	if len(name) <= 2 {
+		return true
+	}
+	l := strings.ToLower(name)
+	for _, frag := range []string{"pass", "secret", "token", "cred", "key", "otp", "kubeconfig", "connection"} {
+		if strings.Contains(l, frag) {
+			return true
+		}
+	}
+	return false
 }
 
 func isSecretName(name string) bool {

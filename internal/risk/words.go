@@ -3,6 +3,7 @@ package risk
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/toolgate/toolgate/internal/openapi"
@@ -141,6 +142,8 @@ type facts struct {
 	// endsLiteral is true when the path's last segment is literal text,
 	// not a {parameter}.
 	endsLiteral bool
+	// removal caches isRemoval: 0 unknown, 1 yes, 2 no.
+	removal int
 	// k8sAction is the value of x-kubernetes-action ("connect", "get", …).
 	k8sAction string
 }
@@ -215,8 +218,18 @@ func extractFacts(op *openapi.Operation) *facts {
 	return f
 }
 
+var (
+	changingOnce  sync.Once
+	changingVerbs []string
+)
+
+// stateChangingVerbs are the destructive and write verbs together (shared,
+// read-only).
 func stateChangingVerbs() []string {
-	return append(slices.Clone(vocab("destructive-verbs")), vocab("write-verbs")...)
+	changingOnce.Do(func() {
+		changingVerbs = append(slices.Clone(vocab("destructive-verbs")), vocab("write-verbs")...)
+	})
+	return changingVerbs
 }
 
 func readVerbs() []string { return vocab("read-verbs") }
@@ -347,7 +360,10 @@ func isVerb(w string, verbs []string) bool {
 // deliberately not verbs: "list deleted items" reads.
 func baseVerb(w string, verbs []string) (string, bool) {
 	for _, v := range verbs {
-		if w == v || w == v+"s" || w == v+"es" {
+		if len(w) < len(v) || w[:len(v)] != v {
+			continue
+		}
+		if rest := w[len(v):]; rest == "" || rest == "s" || rest == "es" {
 			return v, true
 		}
 	}
