@@ -33,7 +33,7 @@ var segmentWords = []string{
 	"devices", "plugin", "plugins", "task", "tasks", "job", "jobs", "event", "events", "item", "items",
 	"file", "files", "folder", "folders", "object", "objects", "bucket", "buckets", "record", "records",
 	"message", "messages", "channel", "channels", "site", "sites", "domain", "domains", "repo", "repos",
-	"binding", "bindings", "config", "configs", "configuration", "settings", "setting", "status", "state",
+	"binding", "bindings", "config", "configs", "configuration", "configurations", "settings", "setting", "status", "state",
 	"info", "version", "versions", "tag", "tags", "label", "labels", "name", "names", "list", "lists",
 	"metadata", "data", "type", "types", "rule", "rules", "hook", "hooks", "endpoint", "endpoints",
 	"storage", "store", "stores", "cache", "log", "logs", "audit", "report", "reports", "stats", "usage",
