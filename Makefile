@@ -107,7 +107,7 @@ unit: static ## unit tests with the race detector (browser tests run in `e2e`)
 .PHONY: risk-report
 risk-report: ## risk engine vs the dev labels and the goldens (confusion matrix, under-classified, per document)
 	@$(GO) test -count=1 -v -run '^(TestDevLabels|TestGoldenAgreement|TestClassShare)$$' ./internal/risk $(RISK_REPORT_ARGS) 2>&1 \
-	  | grep -Ev '^(=== (RUN|PAUSE|CONT)|--- PASS: TestClassShare/)'
+	  | grep -Ev '^ *(=== (RUN|PAUSE|CONT)|--- PASS: TestClassShare/)'
 
 .PHONY: fuzz
 fuzz: static
