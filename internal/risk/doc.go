@@ -69,7 +69,7 @@
 //	                                               portforward, proxy, shell, ssh, console, terminal, tty — or the
 //	                                               segment before a transport (/exec/{id}/start, /attach/ws)
 //	PRIVILEGED   verb:       mutations; safe: action words and the last segment   revoke, logout, signout,
-//	                                               impersonate, sudo: ending or assuming access
+//	                                               impersonate, sudo, rotate: ending, assuming or replacing access
 //	PRIVILEGED   scope:      any method            a scope with admin, owner, superuser, root or sudo — unless the
 //	                                               operation lists a read/write scope of the same resource beside it
 //	                                               (any-of lists: Sentry "org:read org:write org:admin"); scopes come

@@ -41,9 +41,10 @@ func vocabularies() []family {
 				"download", "export", "count", "lookup", "look", "view", "watch", "retrieve", "preview", "head",
 				"options", "browse", "poll", "stream", "resolve", "test", "info", "validate", "verify", "estimate",
 				"calculate", "typeahead", "inspect", "introspect", "discover"}},
-		{"access-verbs", "verbs that end or assume someone's access: revoking a token or grant, logging a " +
-			"session out, impersonating a user. Removing access is PRIVILEGED, not only DESTRUCTIVE",
-			[]string{"revoke", "logout", "signout", "impersonate", "sudo"}},
+		{"access-verbs", "verbs that end, assume or replace someone's access: revoking a token or grant, logging " +
+			"a session out, impersonating a user, rotating a key or secret (the old one stops working, a new one " +
+			"is issued). Removing access is PRIVILEGED, not only DESTRUCTIVE",
+			[]string{"revoke", "logout", "signout", "impersonate", "sudo", "rotate"}},
 		{"credential-nouns", "credential material: reading it is as dangerous as changing it, and creating, " +
 			"rotating or deleting it changes who can get in",
 			[]string{"token", "tokens", "secret", "secrets", "credential", "credentials", "creds", "password",
