@@ -99,6 +99,16 @@ unit: static ## unit tests with the race detector (browser tests run in `e2e`)
 	$(GO) test ./internal/openapi ./internal/risk
 	$(GO) test -run 'Fixtures' ./internal/store
 
+# The risk engine against ../shared/labels/dev-risk-labels.tsv (confusion
+# matrix, exact agreement, risky rows under-classified — headline on
+# high-confidence rows — per document, every disagreement) and against the
+# reviewed goldens of both fixture corpora, plus each document's class
+# shares. Pass RISK_REPORT_ARGS='-labels FILE' to score another labels file.
+.PHONY: risk-report
+risk-report: ## risk engine vs the dev labels and the goldens (confusion matrix, under-classified, per document)
+	@$(GO) test -count=1 -v -run '^(TestDevLabels|TestGoldenAgreement|TestClassShare)$$' ./internal/risk $(RISK_REPORT_ARGS) 2>&1 \
+	  | grep -Ev '^ *(=== (RUN|PAUSE|CONT)|--- PASS: TestClassShare/)'
+
 .PHONY: fuzz
 fuzz: static
 	@for t in $(FUZZ_TARGETS); do \

@@ -25,7 +25,7 @@ func (s *Server) dashboard(c echo.Context) error {
 		return err
 	}
 	m := views.DashboardView{Page: s.page(c, "Dashboard"), Roles: roleNames(u.Roles),
-		Sources: f.Sources,
+		Sources: f.Sources, RulesVersion: risk.RulesVersion, LowerVerdicts: f.LowerVerdicts,
 		Pending: f.Pending, IsApprover: u.Has(auth.RoleApprover), PendingForYou: f.PendingForUser,
 		Runtimes: f.Runtimes, StaleRuntimes: f.StaleRuntimes, StaleAfter: age(s.pub.staleAfter),
 		Recent: auditVMs(f.Recent)}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,7 +122,7 @@ func TestDashboardFigures(t *testing.T) {
 			"dash-class-DESTRUCTIVE > tools":   "1",
 			"dash-class-DESTRUCTIVE > exposed": "0",
 			"dash-class-PRIVILEGED > tools":    "0",
-		}, absent: []string{"dash-pending-for-you"}},
+		}, absent: []string{"dash-pending-for-you", "dash-lower-verdicts"}},
 		{role: "viewer", want: map[string]string{"dash-sources": "2", "dash-bundle": "v1"},
 			absent: []string{"dash-pending-for-you"}},
 	}
@@ -134,6 +135,9 @@ func TestDashboardFigures(t *testing.T) {
 				if got := byTestID(t, body, strings.Split(path, " > ")...); got != want {
 					t.Errorf("%s: %q, want %q", path, got, want)
 				}
+			}
+			if got := byTestID(t, body, "dash-rules-version"); !strings.Contains(got, "risk rules version "+strconv.Itoa(risk.RulesVersion)) {
+				t.Errorf("rules version line %q", got)
 			}
 			for _, id := range tt.absent {
 				if strings.Contains(body, `data-testid="`+id+`"`) {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,5 +22,16 @@ func TestRiskRulesPage(t *testing.T) {
 	}
 	for _, r := range rules {
 		wantBody(t, rec, "<code>"+r.Code+"</code>", "risk-"+r.Class.String())
+	}
+	// Every word family is shown with its reason, and the rules version.
+	vocab := risk.Vocabularies()
+	if got := strings.Count(body, `data-testid="risk-vocabulary"`); got != len(vocab) {
+		t.Errorf("page lists %d word families, the engine has %d", got, len(vocab))
+	}
+	for _, v := range vocab {
+		wantBody(t, rec, "<code>"+v.Name+"</code>")
+	}
+	if got := byTestID(t, body, "risk-rules-version"); !strings.Contains(got, "Rules version "+strconv.Itoa(risk.RulesVersion)) {
+		t.Errorf("version line %q", got)
 	}
 }

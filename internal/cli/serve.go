@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/web"
 )
@@ -47,6 +48,16 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	defer db.Close()
 	if cfg.ApproverIndependence > 0 {
 		db.ApproverIndependence = cfg.ApproverIndependence
+	}
+	// Tools classified by older risk rules are re-classified like a
+	// re-import before anything is served (risk.RulesVersion).
+	rc, err := db.ReclassifyTools(ctx, "system:risk-rules")
+	if err != nil {
+		return err
+	}
+	if rc.Checked > 0 {
+		logger.Info("re-classified tools with the current risk rules", "rules_version", risk.RulesVersion,
+			"tools", rc.Checked, "raised", rc.Raised, "suspended", rc.Suspended, "lower_verdicts_kept", rc.Lowered)
 	}
 	keys, err := web.LoadSessionKeys(cfg.DataDir)
 	if err != nil {

@@ -17,6 +17,8 @@ type builder struct {
 	file string
 	opts Options
 	doc  Document
+	// fields memoises response-property walks by $ref (responses.go).
+	fields map[fieldKey][]string
 }
 
 func newBuilder(file string, opts Options) *builder {

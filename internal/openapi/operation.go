@@ -58,6 +58,17 @@ type Operation struct {
 	// (named by Parameter.Arg) and "body" for the request body. $refs are
 	// resolved and recursion is bounded.
 	InputSchema json.RawMessage `json:"input_schema"`
+	// ResponseFields lists the property paths of every success (2xx)
+	// response schema, refs followed to a bounded depth ("data.token",
+	// "keys[].d"; "[]" marks array items, "{}" map values). The risk engine
+	// reads them to see whether a response carries credential material.
+	ResponseFields []string `json:"response_fields,omitempty"`
+	// RequestFields lists the property paths of the request body schema
+	// the same way, and RequestEnums the string enum values of those that
+	// have one ("type" → ["reboot", "rebuild"]): a discriminator whose
+	// values include "rebuild" makes an action operation destructive.
+	RequestFields []string            `json:"request_fields,omitempty"`
+	RequestEnums  map[string][]string `json:"request_enums,omitempty"`
 }
 
 // Parameter is a path, query, header or cookie parameter after path-level

@@ -79,6 +79,8 @@ func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operatio
 		consumes = d.Consumes
 	}
 	body, form := b.splitParamsV2(&o, all, consumes)
+	o.ResponseFields = b.successResponseFieldsV2(op.Responses)
+	o.RequestFields, o.RequestEnums = requestBodyFields(body)
 	b.addOperation(o, body, form)
 }
 

@@ -96,6 +96,8 @@ func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []Securi
 		if rb := op.RequestBody; rb != nil {
 			o.RequestBody, bodySchema = requestBodyV3(rb)
 		}
+		o.ResponseFields = b.successResponseFieldsV3(op.Responses)
+		o.RequestFields, o.RequestEnums = requestBodyFields(bodySchema)
 		b.addOperation(o, bodySchema, nil)
 		if op.Callbacks != nil {
 			for name, cb := range op.Callbacks.FromOldest() {

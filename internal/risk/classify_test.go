@@ -50,9 +50,10 @@ func TestClassify(t *testing.T) {
 		{"Slack chat.delete", op("POST", "/chat.delete", "chat_delete", "", "chat:write:user"), Destructive,
 			[]string{"verb:delete"}, nil},
 		{"Slack admin GET", op("GET", "/admin.apps.approved.list", "admin_apps_approved_list", "", "admin.apps:read"),
-			Privileged, []string{"scope:admin.apps:read", "path:admin"}, []string{"verb:approve"}},
+			Privileged, []string{"scope:admin.apps:read"}, []string{"verb:approve", "path:admin"}},
 		{"GET that approves", op("GET", "/apps.approve", "apps_approve", ""), Write, []string{"verb:approve", "method:GET"}, nil},
-		{"GET that revokes", op("GET", "/auth.revoke", "auth_revoke", "", "none"), Destructive, []string{"verb:revoke"}, nil},
+		// Revoking access is PRIVILEGED, not only DESTRUCTIVE (issue 15).
+		{"GET that revokes", op("GET", "/auth.revoke", "auth_revoke", "", "none"), Privileged, []string{"verb:revoke"}, nil},
 		{"GET named deleteX", op("GET", "/things/{id}", "deleteThing", ""), Destructive, []string{"verb:delete"}, nil},
 		{"GET invite_resolve reads", op("GET", "/invites/{code}", "invite_resolve", ""), Read, nil,
 			[]string{"verb:invite", "path:invites"}},
@@ -184,5 +185,30 @@ func TestRulesIsACopyAndDocumented(t *testing.T) {
 	rs[0].Terms[0] = "changed"
 	if Rules()[0].Terms[0] == "changed" {
 		t.Error("Rules returned the live table")
+	}
+}
+
+// TestAdminScopeAlternatives: an admin scope listed beside a read or write
+// scope of the same resource is one alternative (Sentry "org:read
+// org:write org:admin"); alone, or beside another resource's scope, it
+// counts.
+func TestAdminScopeAlternatives(t *testing.T) {
+	tests := []struct {
+		method string
+		scopes []string
+		want   Class
+	}{
+		{"GET", []string{"org:read", "org:write", "org:admin"}, Read},
+		{"DELETE", []string{"org:admin", "org:write"}, Destructive},
+		{"GET", []string{"org:admin"}, Privileged},
+		{"GET", []string{"project:read", "org:admin"}, Privileged},
+		{"POST", []string{"manage_enterprise"}, Write}, // manage alone is not admin
+	}
+	for _, tt := range tests {
+		op := &openapi.Operation{Method: tt.method, Path: "/api/0/dashboards/{id}",
+			Security: []openapi.SecurityAlternative{{{Scheme: "oauth2", Scopes: tt.scopes}}}}
+		if got := Classify(op); got.Class != tt.want {
+			t.Errorf("%s %v: %v (%v), want %v", tt.method, tt.scopes, got.Class, got.Codes(), tt.want)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/openapi"
@@ -23,16 +24,19 @@ type fixture struct {
 	MultiFile  bool
 }
 
-// fixtureDir finds ../shared/fixtures/openapi relative to the module root,
-// wherever the test runs from; it skips the test when the folder is missing.
-func fixtureDir(t testing.TB) string {
+// Where the shared fixture corpora live, relative to the module root.
+const (
+	corpusMain = "openapi"      // ../shared/fixtures/openapi: the first 14 documents
+	corpusMore = "openapi-more" // ../shared/fixtures/openapi-more: the labelled vendor documents
+)
+
+var moreDir = flag.String("fixtures-more", "", "read the openapi-more corpus from this folder instead of ../shared/fixtures/openapi-more")
+
+// sharedDir finds ../shared/<rel> relative to the module root, wherever the
+// test runs from; a worktree one level deeper (wt/NAME) looks in
+// ../../shared when ../shared does not exist.
+func sharedDir(t testing.TB, rel string) string {
 	t.Helper()
-	// `go test -race -short` leaves the corpus to a run without -race:
-	// parsing 8 MB under the race detector costs about three times its CPU,
-	// and the classification rules have no concurrency to check.
-	if raceDetector && testing.Short() {
-		t.Skip("-short under -race: the fixture corpus runs in a separate go test without -race")
-	}
 	dir, err := os.Getwd()
 	if err != nil {
 		t.Fatalf("finding the module root: %v", err)
@@ -47,9 +51,42 @@ func fixtureDir(t testing.TB) string {
 		}
 		dir = parent
 	}
-	fx := filepath.Join(dir, "..", "shared", "fixtures", "openapi")
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(shared); err != nil {
+		if up := filepath.Join(dir, "..", "..", "shared"); dirExists(up) {
+			shared = up
+		}
+	}
+	return filepath.Join(shared, rel)
+}
+
+func dirExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// fixtureDir finds one fixture corpus. Under -short the corpus may be
+// missing (the test skips, and under -race -short it always skips: the
+// corpus runs in the separate plain `go test` of `make unit`); a run
+// without -short FAILS when it is missing, so `make unit` cannot pass
+// without checking the goldens.
+func fixtureDir(t testing.TB, corpus string) string {
+	t.Helper()
+	// `go test -race -short` leaves the corpus to a run without -race:
+	// parsing 8 MB under the race detector costs about three times its CPU,
+	// and the classification rules have no concurrency to check.
+	if raceDetector && testing.Short() {
+		t.Skip("-short under -race: the fixture corpus runs in a separate go test without -race")
+	}
+	fx := sharedDir(t, filepath.Join("fixtures", corpus))
+	if corpus == corpusMore && *moreDir != "" {
+		fx = *moreDir
+	}
 	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		t.Skipf("fixture corpus not found at %s (%v); golden classification not checked", fx, err)
+		if testing.Short() {
+			t.Skipf("-short: fixture corpus not found at %s (%v)", fx, err)
+		}
+		t.Fatalf("fixture corpus not found at %s (%v): the golden classification cannot be checked", fx, err)
 	}
 	return fx
 }
@@ -89,11 +126,29 @@ func loadFixture(t *testing.T, dir string, fx fixture) *openapi.Document {
 		top, rest, _ := strings.Cut(fx.File, "/")
 		path, opts.Root = filepath.Join(dir, top), rest
 	}
-	doc, err := openapi.LoadPath(path, opts)
+	doc, err := loadCached(path, opts)
 	if err != nil {
 		t.Fatalf("loading %s: %v", fx.File, err)
 	}
 	return doc
+}
+
+// docCache keeps each parsed fixture for the whole test binary: the golden,
+// label and share tests read the same 20 MB of documents, and nothing
+// changes a loaded document.
+var docCache sync.Map // path+root → *cachedDoc
+
+type cachedDoc struct {
+	once sync.Once
+	doc  *openapi.Document
+	err  error
+}
+
+func loadCached(path string, opts openapi.Options) (*openapi.Document, error) {
+	v, _ := docCache.LoadOrStore(path+"\x00"+opts.Root, &cachedDoc{})
+	c := v.(*cachedDoc)
+	c.once.Do(func() { c.doc, c.err = openapi.LoadPath(path, opts) })
+	return c.doc, c.err
 }
 
 // goldenLines renders one sorted line per operation:
@@ -109,8 +164,14 @@ func goldenLines(doc *openapi.Document) []string {
 	return lines
 }
 
-func goldenName(file string) string {
-	return strings.ReplaceAll(file, "/", "_") + ".golden"
+// goldenPath keeps the first corpus' goldens where they always were and the
+// second corpus' in a folder of its own.
+func goldenPath(corpus, file string) string {
+	dir := filepath.Join("testdata", "golden")
+	if corpus != corpusMain {
+		dir = filepath.Join(dir, corpus)
+	}
+	return filepath.Join(dir, strings.ReplaceAll(file, "/", "_")+".golden")
 }
 
 // TestGolden compares the classification of every operation of every
@@ -118,7 +179,13 @@ func goldenName(file string) string {
 // to rewrite them, then review the diff line by line: the files are the
 // specification of the engine.
 func TestGolden(t *testing.T) {
-	dir := fixtureDir(t)
+	for _, corpus := range []string{corpusMain, corpusMore} {
+		t.Run(corpus, func(t *testing.T) { checkGoldens(t, corpus) })
+	}
+}
+
+func checkGoldens(t *testing.T, corpus string) {
+	dir := fixtureDir(t, corpus)
 	for _, fx := range readIndex(t, dir) {
 		t.Run(fx.File, func(t *testing.T) {
 			t.Parallel() // each fixture is independent; this halves the wall time on 2 cores
@@ -130,7 +197,7 @@ func TestGolden(t *testing.T) {
 			if got != "" {
 				got += "\n"
 			}
-			path := filepath.Join("testdata", "golden", goldenName(fx.File))
+			path := goldenPath(corpus, fx.File)
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatalf("writing golden: %v", err)
@@ -172,7 +239,7 @@ func lineDiff(want, got string) string {
 // BenchmarkClassify measures the engine alone over every operation of the
 // largest fixtures (loading is excluded), to show its share of `inspect`.
 func BenchmarkClassify(b *testing.B) {
-	dir := fixtureDir(b)
+	dir := fixtureDir(b, corpusMain)
 	for _, name := range []string{"asana-oas.yaml", "box-openapi.json"} {
 		doc, err := openapi.LoadPath(filepath.Join(dir, name), openapi.Options{})
 		if err != nil {

@@ -3,6 +3,7 @@ package risk
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/toolgate/toolgate/internal/openapi"
@@ -43,7 +44,40 @@ func words(s string) []string {
 		}
 	}
 	flush(len(rs))
+	return splitGlued(mergeCompounds(out))
+}
+
+// mergeCompounds joins camelCase pieces that form one protected word again:
+// "OpenID" splits into open + id, but it is the protocol, not the verb.
+func mergeCompounds(ws []string) []string {
+	if len(ws) < 2 {
+		return ws
+	}
+	compounds := vocab("compounds")
+	out := ws[:0:0]
+	for i := 0; i < len(ws); i++ {
+		if i+1 < len(ws) && slices.Contains(compounds, ws[i]+ws[i+1]) {
+			out = append(out, ws[i]+ws[i+1])
+			i++
+			continue
+		}
+		out = append(out, ws[i])
+	}
 	return out
+}
+
+// splitGlued segments run-together words ("apikeys" → api, keys).
+func splitGlued(ws []string) []string {
+	for i, w := range ws {
+		if p := segment(w); len(p) > 1 {
+			out := slices.Clone(ws[:i])
+			for _, w := range ws[i:] {
+				out = append(out, segment(w)...)
+			}
+			return out
+		}
+	}
+	return ws
 }
 
 // facts are the parts of an operation the rules look at, extracted once.
@@ -87,6 +121,31 @@ type facts struct {
 	// mutation is true when the operation changes state: an unsafe method,
 	// or a safe method whose name says it changes state.
 	mutation bool
+	// wellKnown is true for /.well-known/... discovery documents.
+	wellKnown bool
+	// respSecrets and reqSecrets are the response and request-body
+	// property paths that hold credential material (schema.go).
+	respSecrets, reqSecrets []string
+	// respKnown is true when a success response schema names properties:
+	// only then can the engine tell a secret read from a metadata read.
+	respKnown bool
+	// respValues is true when the response returns stored values
+	// ("value", "values[].value", "plaintext") of the operation's object.
+	respValues bool
+	// reqFields are the request body's property paths.
+	reqFields []string
+	// enums are the request body's enum-valued properties.
+	enums map[string][]string
+	// secretWithheld is true when the description says secrets are never
+	// returned ("never returns client secrets").
+	secretWithheld bool
+	// endsLiteral is true when the path's last segment is literal text,
+	// not a {parameter}.
+	endsLiteral bool
+	// removal caches isRemoval: 0 unknown, 1 yes, 2 no.
+	removal int
+	// k8sAction is the value of x-kubernetes-action ("connect", "get", …).
+	k8sAction string
 }
 
 type extension struct {
@@ -150,10 +209,30 @@ func extractFacts(op *openapi.Operation) *facts {
 		f.extensions = append(f.extensions, extension{name: name, value: string(raw)})
 	}
 	slices.SortFunc(f.extensions, func(a, b extension) int { return strings.Compare(a.name, b.name) })
+	f.scopes = append(f.scopes, extensionScopes(f.extensions)...)
+	slices.Sort(f.scopes)
+	f.scopes = slices.Compact(f.scopes)
 	changing := stateChangingVerbs()
 	f.mutation = !f.safe || slices.ContainsFunc(f.actionWords, func(w string) bool { return isVerb(w, changing) })
+	extractSchemaFacts(f, op)
 	return f
 }
+
+var (
+	changingOnce  sync.Once
+	changingVerbs []string
+)
+
+// stateChangingVerbs are the destructive and write verbs together (shared,
+// read-only).
+func stateChangingVerbs() []string {
+	changingOnce.Do(func() {
+		changingVerbs = append(slices.Clone(vocab("destructive-verbs")), vocab("write-verbs")...)
+	})
+	return changingVerbs
+}
+
+func readVerbs() []string { return vocab("read-verbs") }
 
 // literalSegments returns the words of each literal path segment, with the
 // text inside {braces} removed, and whether each is followed by a self alias.
@@ -281,7 +360,10 @@ func isVerb(w string, verbs []string) bool {
 // deliberately not verbs: "list deleted items" reads.
 func baseVerb(w string, verbs []string) (string, bool) {
 	for _, v := range verbs {
-		if w == v || w == v+"s" || w == v+"es" {
+		if len(w) < len(v) || w[:len(v)] != v {
+			continue
+		}
+		if rest := w[len(v):]; rest == "" || rest == "s" || rest == "es" {
 			return v, true
 		}
 	}

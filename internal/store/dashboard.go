@@ -21,6 +21,10 @@ type DashboardFacts struct {
 	// the exposed ones among them by class. Classes with no tools are absent.
 	Tools   map[string]int
 	Exposed map[string]int
+	// LowerVerdicts counts live tools whose risk verdict is now below the
+	// class in force with no admin override: new rules saw less risk, and
+	// the class stays until a lower-class request is approved.
+	LowerVerdicts int
 	// Pending counts all pending change requests; PendingForUser those the
 	// asking user could decide (everyone's but their own).
 	Pending        int
@@ -54,6 +58,10 @@ func (db *DB) Dashboard(ctx context.Context, q DashboardQuery) (*DashboardFacts,
 			return err
 		}
 		if err := dashboardTools(ctx, tx, f); err != nil {
+			return err
+		}
+		if err := tx.GetContext(ctx, &f.LowerVerdicts, `SELECT count(*) FROM tools WHERE removed_at IS NULL
+			AND risk_override_by = '' AND `+classRank("detected_class")+` < `+classRank("class")); err != nil {
 			return err
 		}
 		if err := tx.GetContext(ctx, &f.Pending, `SELECT count(*) FROM change_requests WHERE status = 'pending'`); err != nil {
@@ -131,4 +139,9 @@ func dashboardRuntimes(ctx context.Context, tx *sqlx.Tx, f *DashboardFacts, seen
 	}
 	f.Runtimes, f.StaleRuntimes = r.Total, r.Stale
 	return nil
+}
+
+// classRank orders a class column READ < WRITE < DESTRUCTIVE < PRIVILEGED.
+func classRank(col string) string {
+	return `(CASE ` + col + ` WHEN 'READ' THEN 1 WHEN 'WRITE' THEN 2 WHEN 'DESTRUCTIVE' THEN 3 ELSE 4 END)`
 }

@@ -42,11 +42,11 @@ func MustSeedTool(tb testing.TB, db *DB, s SeedTool) *PolicyRecord {
 	reasons := []risk.Reason{{Code: "method:" + strings.ToUpper(s.Method), Class: s.Class,
 		Text: strings.ToUpper(s.Method) + " requests are classified " + s.Class.String() + "."}}
 	exec(`INSERT INTO tools (source_id, name, op_key, method, path, path_key, operation_id, summary, operation_json,
-		detected_class, reasons_json, class, created_at, updated_at)
-		SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sources WHERE name = 'seed'`,
+		detected_class, reasons_json, class, rules_version, created_at, updated_at)
+		SELECT id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM sources WHERE name = 'seed'`,
 		s.Name, s.Method+" "+s.Path, s.Method, s.Path, s.Path, s.Name, "Seeded "+s.Name,
 		auditJSON(seedOperation(s.Name, s.Method, s.Path, "Seeded "+s.Name)), s.Class.String(),
-		auditJSON(reasons), s.Class.String(), now, now)
+		auditJSON(reasons), s.Class.String(), risk.RulesVersion, now, now)
 	p := s.Policy
 	if p == nil {
 		d, err := db.ProjectDefaults(ctx)

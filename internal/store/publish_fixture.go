@@ -55,10 +55,10 @@ func addFixtureTool(ctx context.Context, db *DB, ft FixtureTool) (int64, error) 
 	opJSON, _ := json.Marshal(op)
 	reasons, _ := json.Marshal([]risk.Reason{{Code: "method:" + ft.Method, Class: ft.Class, Text: "fixture"}})
 	res, err := x.ExecContext(ctx, `INSERT INTO tools (source_id, name, op_key, method, path, path_key, operation_id,
-			operation_json, detected_class, reasons_json, class, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			operation_json, detected_class, reasons_json, class, rules_version, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sourceID, ft.Name, ft.Method+" "+ft.Path, ft.Method, ft.Path, ft.Path, ft.Name, string(opJSON),
-		ft.Class.String(), string(reasons), ft.Class.String(), now, now)
+		ft.Class.String(), string(reasons), ft.Class.String(), risk.RulesVersion, now, now)
 	if err != nil {
 		return 0, err
 	}

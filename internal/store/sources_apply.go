@@ -112,14 +112,15 @@ func toolColumns(c importer.Change) ([]any, error) {
 		return nil, fmt.Errorf("encode operation: %w", err)
 	}
 	return []any{c.OpKey, c.Op.Method, c.Op.Path, c.Op.PathKey, c.Op.OperationID, c.Op.Summary, c.Op.Deprecated,
-		string(opJSON), c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String()}, nil
+		string(opJSON), c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String(),
+		risk.RulesVersion}, nil
 }
 
 func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c importer.Change, cols []any, p policy.Policy) error {
 	now := formatTime(db.Now())
 	res, err := tx.ExecContext(ctx, `INSERT INTO tools (op_key, method, path, path_key, operation_id, summary,
-		deprecated, operation_json, detected_class, reasons_json, class, source_id, name, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(cols, sourceID, c.Tool, now, now)...)
+		deprecated, operation_json, detected_class, reasons_json, class, rules_version, source_id, name, created_at,
+		updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(cols, sourceID, c.Tool, now, now)...)
 	if err != nil {
 		return err
 	}
@@ -138,7 +139,8 @@ func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c imp
 // plan does not keep is cleared (see importer.Build).
 func (db *DB) updateTool(ctx context.Context, tx *sqlx.Tx, c importer.Change, cols []any) error {
 	q := `UPDATE tools SET op_key = ?, method = ?, path = ?, path_key = ?, operation_id = ?, summary = ?,
-		deprecated = ?, operation_json = ?, detected_class = ?, reasons_json = ?, class = ?, removed_at = NULL, updated_at = ?`
+		deprecated = ?, operation_json = ?, detected_class = ?, reasons_json = ?, class = ?, rules_version = ?,
+		removed_at = NULL, updated_at = ?`
 	if !c.KeepOverride {
 		q += `, risk_override_reason = '', risk_override_by = ''`
 	}

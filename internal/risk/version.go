@@ -1,0 +1,15 @@
+package risk
+
+// RulesVersion identifies the rule set compiled into this binary. Every
+// stored tool records the version that classified it; when the console
+// starts with a newer version, the store re-classifies the tools of older
+// versions (store.ReclassifyTools) the way a re-import would.
+//
+// Bump it whenever a change to the rule table, a vocabulary or a matcher
+// changes any classification (a golden file changes): TestRulesVersion
+// fails when the table or the vocabularies change without a bump, and the
+// goldens catch matcher changes.
+//
+// History: 1 — the rules before issue 15 (and every tool stored before the
+// rules_version column existed); 2 — signals that generalise (issue 15).
+const RulesVersion = 2
