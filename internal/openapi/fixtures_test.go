@@ -12,8 +12,14 @@ import (
 	"testing"
 )
 
-// corpusDir finds ../shared/fixtures/openapi relative to the module root.
-func corpusDir() (string, error) {
+// corpusDir finds shared/fixtures/openapi next to the module root or next to
+// one of its parents (a git worktree sits one level deeper than the main
+// checkout, e.g. /work/wt/NAME next to /work/shared).
+func corpusDir() (string, error) { return sharedFixtures("openapi") }
+
+// sharedFixtures finds shared/fixtures/NAME (with its INDEX.tsv) in the
+// module root's parent or an ancestor of it.
+func sharedFixtures(name string) (string, error) {
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Dir(file)
 	for {
@@ -26,15 +32,22 @@ func corpusDir() (string, error) {
 		}
 		dir = parent
 	}
-	fx := filepath.Join(dir, "..", "shared", "fixtures", "openapi")
-	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		return "", fmt.Errorf("fixtures not present at %s: %w", fx, err)
+	first := filepath.Join(dir, "..", "shared", "fixtures", name)
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		fx := filepath.Join(d, "shared", "fixtures", name)
+		if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err == nil {
+			return fx, nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
 	}
-	return fx, nil
+	return "", fmt.Errorf("fixtures not present at %s or above", first)
 }
 
-// fixtureDir is corpusDir for tests, skipping the test when the shared
-// fixtures are not on this machine.
+// fixtureDir is corpusDir for tests. A missing corpus fails the test: a
+// corpus test that skips when its data is gone would pass having checked
+// nothing (only -short under -race leaves it to the plain run).
 func fixtureDir(tb testing.TB) string {
 	tb.Helper()
 	if corpusLeftToPlainRun() {
@@ -42,7 +55,7 @@ func fixtureDir(tb testing.TB) string {
 	}
 	dir, err := corpusDir()
 	if err != nil {
-		tb.Skipf("skipping corpus test: %v", err)
+		tb.Fatalf("corpus test: %v", err)
 	}
 	return dir
 }

@@ -2,7 +2,9 @@ package openapi
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 )
 
@@ -13,10 +15,10 @@ const DefaultMaxSchemaBytes = 256 << 10
 
 // paramSchema converts a parameter's schema, carrying the parameter's
 // description onto it when the schema has none (agents read it there).
-func (b *builder) paramSchema(sp *base.SchemaProxy, desc string) json.RawMessage {
+func (b *builder) paramSchema(sp *base.SchemaProxy, desc string) (json.RawMessage, []string) {
 	c := &schemaConv{}
 	v := c.proxy(sp, 0, nil)
-	return b.withDescription(v, desc, c.cut)
+	return b.withDescription(v, desc, c.cut), c.gaps
 }
 
 func (b *builder) withDescription(v any, desc string, cut bool) json.RawMessage {
@@ -34,7 +36,10 @@ func (b *builder) withDescription(v any, desc string, cut bool) json.RawMessage 
 
 // addOperation fills the derived fields of o and appends it. body is the
 // 3.x (or 2.0 "in: body") schema; form is a 2.0 formData object schema.
-func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[string]any) {
+func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[string]any, at *yaml.Node) {
+	if b.err != nil {
+		return
+	}
 	if o.RequestBody != nil {
 		switch {
 		case body != nil:
@@ -43,6 +48,7 @@ func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[str
 			if err == nil {
 				o.RequestBody.Schema = raw
 			}
+			o.SchemaGaps = append(o.SchemaGaps, c.gaps...)
 		case form != nil:
 			o.RequestBody.Schema, _ = json.Marshal(form)
 		}
@@ -59,7 +65,13 @@ func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[str
 	}
 	o.IdempotencyKeyHeader = idempotencyHeader(o.Parameters)
 	o.InputSchema = b.inputSchema(&o)
-	b.doc.Operations = append(b.doc.Operations, o)
+	for _, g := range o.SchemaGaps {
+		b.warnf("%s %s: input schema incomplete, flagged: %s", o.Method, o.PathKey, g)
+	}
+	b.overBudget(&o, at)
+	if b.err == nil {
+		b.doc.Operations = append(b.doc.Operations, o)
+	}
 }
 
 // inputSchema builds the one object schema an agent fills in. When it is
@@ -102,9 +114,10 @@ func (b *builder) inputSchema(o *Operation) json.RawMessage {
 	if len(raw) <= limit {
 		return raw
 	}
-	b.warnf("%s %s: input schema over %d bytes, body schema not expanded", o.Method, o.PathKey, limit)
+	o.SchemaGaps = append(o.SchemaGaps, fmt.Sprintf("input schema over %d bytes: request body schema not expanded", limit))
 	if raw = build(true, false); len(raw) <= limit {
 		return raw
 	}
+	o.SchemaGaps = append(o.SchemaGaps, "parameter schemas not expanded either")
 	return build(true, true)
 }

@@ -4,9 +4,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"maps"
 	"path"
-	"slices"
 	"strings"
 	"testing/fstest"
 
@@ -27,18 +25,35 @@ func Load(set FileSet, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, rootName, doc, err := parseSet(raw, opts.Root)
+	return loadSource(memorySource(raw, opts.maxBytes()), opts)
+}
+
+// loadSource imports from a file source whose root is found or given.
+func loadSource(src *fileSource, opts Options) (*Document, error) {
+	rootName, doc, mem, err := parseSet(src, opts.Root)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkShape(files[rootName]); err != nil {
+	root := src.parsed[rootName]
+	if err := checkShape(root); err != nil {
 		return nil, err
 	}
-	if err := newRefChecker(files).check(rootName); err != nil {
+	rc := newRefChecker(src, rootName)
+	if err := rc.check(); err != nil {
 		return nil, err
+	}
+	if err := countOperations(rc, opts); err != nil {
+		return nil, err
+	}
+	// The library reads the other files only now, when the model is
+	// built: it gets exactly the files the root reaches, with the
+	// checker's rewrites.
+	for name, data := range rc.libraryFiles() {
+		mem[name] = &fstest.MapFile{Data: data}
 	}
 	b := newBuilder(rootName, opts)
-	if files[rootName].specKey == "swagger" {
+	b.doc.Warnings = append(b.doc.Warnings, rc.warnings...)
+	if root.specKey == "swagger" {
 		err = b.fromV2(doc)
 	} else {
 		err = b.fromV3(doc)
@@ -46,64 +61,54 @@ func Load(set FileSet, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.err != nil {
+		return nil, b.err
+	}
 	return b.finish(), nil
 }
 
-// parseSet decodes the files of a set, picks the root and hands it to
-// libopenapi. The root's node tree is always the library's own, so the $ref
-// rewrites of the ref checker are what the library resolves.
+// parseSet picks the root and hands it to libopenapi. The root's node tree
+// is always the library's own, so the rewrites of the ref checker are what
+// the library resolves.
 //
-// A single-file set is decoded once: the library's tree is checked in place
-// of ours. It is the same tree (for JSON the library uses a faster decoder
-// that reproduces yaml's tree exactly), so checks and messages do not
-// change; only when the library refuses the bytes is the file decoded again,
-// to name the problem with its line and column.
-func parseSet(raw map[string][]byte, root string) (map[string]*parsedFile, string, libopenapi.Document, error) {
-	if len(raw) == 1 {
-		for name := range raw {
-			if doc, err := newLibDocument(raw, name); err == nil {
-				files, err := checkRoot(name, doc, root)
-				return files, name, doc, err
+// The root is decoded once when it can be: the library's tree is checked in
+// place of ours. It is the same tree (for JSON the library uses a faster
+// decoder that reproduces yaml's tree exactly), so checks and messages do
+// not change; only when the library refuses the bytes is the file decoded
+// again, to name the problem with its line and column.
+func parseSet(src *fileSource, want string) (string, libopenapi.Document, fstest.MapFS, error) {
+	if len(src.raw) == 1 {
+		for name, data := range src.raw {
+			if doc, mem, err := newLibDocument(data, name); err == nil {
+				pf, err := fileFromNode(name, doc.GetSpecInfo().RootNode)
+				if err != nil {
+					return "", nil, nil, err
+				}
+				src.parsed[name] = pf
+				var roots []string
+				if pf.specKey != "" {
+					roots = []string{name}
+				}
+				if _, err := chooseRoot([]string{name}, src, want, roots...); err != nil {
+					return "", nil, nil, err
+				}
+				return name, doc, mem, checkVersion(pf)
 			}
 		}
 	}
-	files := make(map[string]*parsedFile, len(raw))
-	// In name order, so that of several broken files the same one is named
-	// every time.
-	for _, name := range slices.Sorted(maps.Keys(raw)) {
-		pf, err := parseFile(name, raw[name])
-		if err != nil {
-			return nil, "", nil, err
-		}
-		files[name] = pf
-	}
-	rootName, err := chooseRoot(files, root)
+	rootName, err := src.findRoot(want)
 	if err != nil {
-		return nil, "", nil, err
+		return "", nil, nil, err
 	}
-	if err := checkVersion(files[rootName]); err != nil {
-		return nil, "", nil, err
+	if err := checkVersion(src.parsed[rootName]); err != nil {
+		return "", nil, nil, err
 	}
-	doc, err := newLibDocument(raw, rootName)
+	doc, mem, err := newLibDocument(src.raw[rootName], rootName)
 	if err != nil {
-		return nil, "", nil, err
+		return "", nil, nil, err
 	}
-	files[rootName].root = doc.GetSpecInfo().RootNode.Content[0]
-	return files, rootName, doc, nil
-}
-
-// checkRoot runs the per-file checks of parseFile, chooseRoot and
-// checkVersion on the tree libopenapi decoded for a single-file set.
-func checkRoot(name string, doc libopenapi.Document, want string) (map[string]*parsedFile, error) {
-	pf, err := fileFromNode(name, doc.GetSpecInfo().RootNode)
-	if err != nil {
-		return nil, err
-	}
-	files := map[string]*parsedFile{name: pf}
-	if _, err := chooseRoot(files, want); err != nil {
-		return nil, err
-	}
-	return files, checkVersion(pf)
+	src.parsed[rootName].root = doc.GetSpecInfo().RootNode.Content[0]
+	return rootName, doc, mem, nil
 }
 
 // checkVersion accepts 2.0, 3.0.x and 3.1.x: the versions toolgate's
@@ -122,33 +127,29 @@ func checkVersion(pf *parsedFile) error {
 	return importErr(KindVersion, pf.name, line, col, "unsupported %s version %q (toolgate reads 2.0, 3.0.x and 3.1.x)", pf.specKey, v)
 }
 
-// newLibDocument hands the set to libopenapi with remote references off and
-// an in-memory file system holding exactly the set.
-func newLibDocument(raw map[string][]byte, rootName string) (libopenapi.Document, error) {
+// newLibDocument hands the root to libopenapi with remote references off
+// and an in-memory file system that loadSource fills, after the ref check,
+// with exactly the files the root reaches.
+func newLibDocument(data []byte, rootName string) (libopenapi.Document, fstest.MapFS, error) {
+	mem := fstest.MapFS{}
 	cfg := &datamodel.DocumentConfiguration{
 		AllowRemoteReferences: false,
-		AllowFileReferences:   len(raw) > 1,
+		AllowFileReferences:   true,
 		ExcludeExtensionRefs:  true,
 		SkipJSONConversion:    true,
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
-	if len(raw) > 1 {
-		mem := fstest.MapFS{}
-		for name, data := range raw {
-			mem[name] = &fstest.MapFile{Data: data}
-		}
-		cfg.LocalFS = mem
+		LocalFS:               mem,
 		// The root's refs are rewritten relative to the set's top (see
 		// rootRelative), so the base path is the top even when the root
 		// sits in a sub-directory.
-		cfg.BasePath = virtualRoot
-		cfg.SpecFilePath = path.Join(virtualRoot, rootName)
+		BasePath:     virtualRoot,
+		SpecFilePath: path.Join(virtualRoot, rootName),
 	}
-	doc, err := libopenapi.NewDocumentWithConfiguration(raw[rootName], cfg)
+	doc, err := libopenapi.NewDocumentWithConfiguration(data, cfg)
 	if err != nil {
-		return nil, &ImportError{Kind: KindInvalid, File: rootName, Msg: firstLine(err), Err: err}
+		return nil, nil, &ImportError{Kind: KindInvalid, File: rootName, Msg: firstLine(err), Err: err}
 	}
-	return doc, nil
+	return doc, mem, nil
 }
 
 // modelError reports the first problem libopenapi found while building the

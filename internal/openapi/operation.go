@@ -58,6 +58,11 @@ type Operation struct {
 	// (named by Parameter.Arg) and "body" for the request body. $refs are
 	// resolved and recursion is bounded.
 	InputSchema json.RawMessage `json:"input_schema"`
+	// SchemaGaps names each part of InputSchema toolgate could not expand
+	// (an unresolved $ref, a schema over the expansion bounds): that part
+	// accepts any value. A tool with gaps is flagged in the console and
+	// needs an explicit acknowledgement to be exposed.
+	SchemaGaps []string `json:"schema_gaps,omitempty"`
 }
 
 // Parameter is a path, query, header or cookie parameter after path-level
