@@ -153,3 +153,42 @@ func TestFixturesLoadWithIndexCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestFixtureSetsImportAsFileAndDirectory imports every document of both
+// fixture directories the two ways an admin can: as its root file (the set
+// is then read from the file's directory tree) and as a directory with the
+// root named. Each must give the operation count of its INDEX.tsv. A
+// missing fixture directory fails the test; -short leaves the corpus to the
+// plain `go test` of make unit.
+func TestFixtureSetsImportAsFileAndDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the fixture corpus runs in the plain go test of make unit")
+	}
+	for _, set := range []string{"openapi", "openapi-more"} {
+		dir, err := sharedFixtures(set)
+		if err != nil {
+			t.Fatalf("fixture set %s: %v", set, err)
+		}
+		for _, fx := range fixturesIn(t, dir) {
+			rootFile, dirPath, root := fx.path, dir, fx.name
+			if fx.root != "" {
+				rootFile, dirPath, root = filepath.Join(fx.path, fx.root), fx.path, fx.root
+			}
+			for _, c := range []struct {
+				how  string
+				path string
+				opts Options
+			}{{"file", rootFile, Options{}}, {"directory", dirPath, Options{Root: root}}} {
+				t.Run(set+"/"+fx.name+"/"+c.how, func(t *testing.T) {
+					doc, err := LoadPath(c.path, c.opts)
+					if err != nil {
+						t.Fatalf("import: %v", err)
+					}
+					if got := len(doc.Operations); got != fx.ops {
+						t.Errorf("operations = %d, want %d (INDEX.tsv)", got, fx.ops)
+					}
+				})
+			}
+		}
+	}
+}

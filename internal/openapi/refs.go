@@ -69,6 +69,9 @@ func (rc *refChecker) reach(name string) {
 	if dropDuplicateKeys(name, pf.root, &rc.warnings) && name != rc.root {
 		rc.dirty[name] = true
 	}
+	if standInBackslashes(pf, name == rc.root) && name != rc.root {
+		rc.dirty[name] = true
+	}
 	rc.collectIDs(name, pf.root, nil, "", false)
 }
 
@@ -215,6 +218,12 @@ func (rc *refChecker) ref(file string, n *yaml.Node, i int) error {
 	v := n.Content[i+1]
 	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
 		return nil
+	}
+	if s := standInRef(v.Value); s != v.Value {
+		v.Value = s
+		if file != rc.root {
+			rc.dirty[file] = true
+		}
 	}
 	t, err := rc.target(file, v)
 	if err != nil {
@@ -367,7 +376,13 @@ func (rc *refChecker) target(file string, v *yaml.Node) (refTarget, error) {
 		return fail(KindUnsupported, "$ref to a plain-name anchor is not supported")
 	}
 	if _, ok := resolvePointer(pf.root, ptr); !ok {
-		return fail(KindRefMissing, "unresolvable $ref")
+		// A percent-encoded "\" names a component standInBackslashes
+		// renamed.
+		alt := strings.ReplaceAll(ptr, `\`, backslashStandIn)
+		if _, ok := resolvePointer(pf.root, alt); !ok || alt == ptr {
+			return fail(KindRefMissing, "unresolvable $ref")
+		}
+		ptr = alt
 	}
 	return refTarget{target, ptr}, nil
 }
