@@ -9,9 +9,11 @@ import (
 )
 
 // DefaultMaxSchemaBytes bounds one operation's input schema when
-// Options.MaxSchemaBytes is zero: a tool definition an agent receives must
-// stay small even for 1,000-operation documents.
-const DefaultMaxSchemaBytes = 256 << 10
+// Options.MaxSchemaBytes is zero. It was 256 KiB, which cut the body of a
+// real Square operation (270 KB expanded); the store keeps a schema shared
+// by many operations once (content-addressed), so 1 MiB costs little, and
+// the import as a whole is bounded by Options.MaxTotalSchemaBytes.
+const DefaultMaxSchemaBytes = 1 << 20
 
 // paramSchema converts a parameter's schema, carrying the parameter's
 // description onto it when the schema has none (agents read it there).
@@ -65,6 +67,7 @@ func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[str
 	}
 	o.IdempotencyKeyHeader = idempotencyHeader(o.Parameters)
 	o.InputSchema = b.inputSchema(&o)
+	o.SchemaGaps = uniqueStrings(o.SchemaGaps)
 	for _, g := range o.SchemaGaps {
 		b.warnf("%s %s: input schema incomplete, flagged: %s", o.Method, o.PathKey, g)
 	}
@@ -120,4 +123,20 @@ func (b *builder) inputSchema(o *Operation) json.RawMessage {
 	}
 	o.SchemaGaps = append(o.SchemaGaps, "parameter schemas not expanded either")
 	return build(true, true)
+}
+
+// uniqueStrings drops repeats, keeping the first of each in order.
+func uniqueStrings(in []string) []string {
+	seen := make(map[string]bool, len(in))
+	out := in[:0]
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -1,6 +1,3 @@
-// Package openapi reads OpenAPI 2.0, 3.0 and 3.1 descriptions into the
-// operations toolgate turns into tools. It never reads the network and never
-// reads a file outside the set of files it was given.
 package openapi
 
 import "encoding/json"
