@@ -81,17 +81,17 @@ func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID
 }
 
 // toolColumns are the values of a tool row taken from the document.
-func toolColumns(c importer.Change) ([]any, error) {
-	opJSON, err := json.Marshal(c.Op)
+func toolColumns(ctx context.Context, tx *sqlx.Tx, c importer.Change) ([]any, error) {
+	opJSON, err := packOperation(ctx, tx, c.Op)
 	if err != nil {
-		return nil, fmt.Errorf("encode operation: %w", err)
+		return nil, err
 	}
 	return []any{c.OpKey, c.Op.Method, c.Op.Path, c.Op.PathKey, c.Op.OperationID, c.Op.Summary, c.Op.Deprecated,
-		string(opJSON), c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String()}, nil
+		opJSON, c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String()}, nil
 }
 
 func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c importer.Change, p policy.Policy) error {
-	cols, err := toolColumns(c)
+	cols, err := toolColumns(ctx, tx, c)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,10 @@ func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c imp
 // updateTool refreshes a stored tool from the document. An override the
 // plan does not keep is cleared (see importer.Build).
 func (db *DB) updateTool(ctx context.Context, tx *sqlx.Tx, c importer.Change) error {
-	cols, err := toolColumns(c)
+	if err := resetGapsAck(ctx, tx, c.Tool, c.Op.SchemaGaps); err != nil {
+		return err
+	}
+	cols, err := toolColumns(ctx, tx, c)
 	if err != nil {
 		return err
 	}
@@ -191,12 +194,16 @@ func storedTools(ctx context.Context, tx *sqlx.Tx, sourceID int64) ([]importer.S
 		return nil, fmt.Errorf("stored tools: %w", err)
 	}
 	out := make([]importer.Stored, len(rows))
+	blobs := newBlobReader(tx)
 	for i, r := range rows {
 		s := importer.Stored{Name: r.Name, OpKey: r.OpKey, Overridden: r.OverrideBy != "", Removed: r.RemovedAt != nil, Exposed: r.Exposed}
-		if err := json.Unmarshal([]byte(r.OpJSON), &s.Op); err != nil {
+		opJSON, err := blobs.unpack(ctx, r.OpJSON)
+		if err != nil {
 			return nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
 		}
-		var err error
+		if err = json.Unmarshal([]byte(opJSON), &s.Op); err != nil {
+			return nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
+		}
 		if s.DetectedClass, err = risk.ParseClass(r.Detected); err != nil {
 			return nil, err
 		}
