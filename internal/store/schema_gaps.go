@@ -88,3 +88,12 @@ func resetGapsAck(ctx context.Context, tx *sqlx.Tx, toolName string, next []stri
 	_, err = tx.ExecContext(ctx, `UPDATE tools SET schema_gaps_ack_by = '' WHERE name = ?`, toolName)
 	return err
 }
+
+// SchemaGapsAckBy returns who acknowledged the tool's schema gaps, or "".
+func (db *DB) SchemaGapsAckBy(ctx context.Context, toolName string) (string, error) {
+	var ackBy string
+	err := db.readTx(ctx, "schema gaps acknowledgement", func(tx *sqlx.Tx) error {
+		return notFound(tx.GetContext(ctx, &ackBy, `SELECT schema_gaps_ack_by FROM tools WHERE name = ?`, toolName), "The tool")
+	})
+	return ackBy, err
+}
