@@ -62,6 +62,9 @@ func (c *importCmd) Run(ctx context.Context, env *Env) error {
 		return userError(err)
 	}
 	writePlan(env.Stdout, c.Source, pv)
+	for _, w := range doc.Warnings {
+		fmt.Fprintf(env.Stdout, "warning: %s\n", printable(w))
+	}
 	if pv.Source != nil && pv.Plan.Empty() {
 		fmt.Fprintln(env.Stdout, "nothing changes; storing the new revision")
 	}
@@ -177,6 +180,11 @@ func writePlan(w io.Writer, source string, pv *store.ImportPreview) {
 		}
 		if c.Suspend != "" {
 			fmt.Fprintf(w, "            exposure suspended: %s\n", c.Suspend)
+		}
+		if c.Op != nil && c.Kind != importer.Removed {
+			for _, g := range c.Op.SchemaGaps {
+				fmt.Fprintf(w, "            input schema incomplete (exposing needs an acknowledgement): %s\n", printable(g))
+			}
 		}
 	}
 }

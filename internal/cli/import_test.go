@@ -138,3 +138,39 @@ func TestDigestPathReadsOnlyWhatImportReads(t *testing.T) {
 		})
 	}
 }
+
+// TestImportCommandShowsWarnings checks that the CLI import prints what the
+// importer warns about (a duplicate key here) and flags a tool whose input
+// schema is incomplete, before applying.
+func TestImportCommandShowsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "pets.yaml")
+	src := importDoc + `  /pets/{id}/tags:
+    post:
+      operationId: tagPet
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Renamed'}}}}
+      responses: {"200": {description: ok}}
+    post:
+      operationId: tagPet
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Renamed'}}}}
+      responses: {"200": {description: ok}}
+`
+	if err := os.WriteFile(doc, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runImport(t, "", "--data-dir", filepath.Join(dir, "data"), "--source", "pets", doc)
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`warning: pets.yaml:13:5: duplicate key "post" (again at 18:5): the later one is used, this one is ignored`,
+		`input schema incomplete (exposing needs an acknowledgement): pets.yaml:21:65: unresolvable $ref: "#/components/schemas/Renamed"`,
+		"imported pets revision 1: 3 tools",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -7,10 +7,10 @@ import (
 	"github.com/toolgate/toolgate/internal/openapi"
 )
 
-// BenchmarkInspect runs the whole inspect pipeline (load, classify, default
+// BenchmarkInspectCorpus runs the whole inspect pipeline (load, classify, default
 // policy) over the largest fixtures of both corpus directories and the
 // multi-file SendGrid set.
-func BenchmarkInspect(b *testing.B) {
+func BenchmarkInspectCorpus(b *testing.B) {
 	fx := inspectFixtureDir(b)
 	more := filepath.Join(filepath.Dir(fx), "openapi-more")
 	cases := []struct{ name, path, root string }{

@@ -34,11 +34,18 @@ func inspectFixtureDir(tb testing.TB) string {
 		}
 		dir = filepath.Dir(dir)
 	}
-	fx := filepath.Join(dir, "..", "shared", "fixtures", "openapi")
-	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		tb.Skipf("fixture corpus not found at %s (%v); inspect on real documents not checked", fx, err)
+	// Next to the module root, or next to a parent of it (a worktree).
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		fx := filepath.Join(d, "shared", "fixtures", "openapi")
+		if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err == nil {
+			return fx
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
 	}
-	return fx
+	tb.Skipf("fixture corpus not found next to %s or above; inspect on real documents not checked", dir)
+	return ""
 }
 
 // runInspect runs `toolgate inspect args...` and returns stdout, the one
