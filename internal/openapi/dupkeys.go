@@ -13,19 +13,24 @@ import (
 // names both positions. Nothing is dropped silently. It reports whether it
 // changed the tree.
 func dropDuplicateKeys(file string, n *yaml.Node, warnings *[]string) bool {
+	return dedupe(file, n, warnings, map[string]int{})
+}
+
+// dedupe is dropDuplicateKeys with a scratch map reused by every mapping.
+func dedupe(file string, n *yaml.Node, warnings *[]string, scratch map[string]int) bool {
 	if n == nil {
 		return false
 	}
 	changed := false
 	for _, c := range n.Content {
 		if c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode {
-			changed = dropDuplicateKeys(file, c, warnings) || changed
+			changed = dedupe(file, c, warnings, scratch) || changed
 		}
 	}
 	if n.Kind != yaml.MappingNode || len(n.Content) < 4 {
 		return changed
 	}
-	last := lastKeyIndex(n)
+	last := lastKeyIndex(n, scratch)
 	if last == nil {
 		return changed
 	}
@@ -47,7 +52,7 @@ func dropDuplicateKeys(file string, n *yaml.Node, warnings *[]string) bool {
 // lastKeyIndex maps each scalar key of a mapping to the index of its last
 // occurrence, or returns nil when no key repeats (the common case, checked
 // without allocating for small mappings).
-func lastKeyIndex(n *yaml.Node) map[string]int {
+func lastKeyIndex(n *yaml.Node, scratch map[string]int) map[string]int {
 	pairs := len(n.Content) / 2
 	if pairs <= 16 {
 		dup := false
@@ -63,7 +68,8 @@ func lastKeyIndex(n *yaml.Node) map[string]int {
 			return nil
 		}
 	}
-	last := make(map[string]int, pairs)
+	clear(scratch)
+	last := scratch
 	dup := false
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i]; k.Kind == yaml.ScalarNode {

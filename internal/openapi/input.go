@@ -127,6 +127,9 @@ func (b *builder) inputSchema(o *Operation) json.RawMessage {
 
 // uniqueStrings drops repeats, keeping the first of each in order.
 func uniqueStrings(in []string) []string {
+	if len(in) < 2 {
+		return in
+	}
 	seen := make(map[string]bool, len(in))
 	out := in[:0]
 	for _, s := range in {

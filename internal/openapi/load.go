@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"path"
+	"regexp"
 	"strings"
 	"testing/fstest"
 
@@ -30,7 +31,13 @@ func Load(set FileSet, opts Options) (*Document, error) {
 
 // loadSource imports from a file source whose root is found or given.
 func loadSource(src *fileSource, opts Options) (*Document, error) {
-	rootName, doc, mem, err := parseSet(src, opts.Root)
+	return loadSourceFS(src, opts, false)
+}
+
+// loadSourceFS is loadSource; withFS gives the library a file system even
+// when the root looked self-contained.
+func loadSourceFS(src *fileSource, opts Options, withFS bool) (*Document, error) {
+	rootName, doc, mem, err := parseSet(src, opts.Root, withFS)
 	if err != nil {
 		return nil, err
 	}
@@ -48,11 +55,19 @@ func loadSource(src *fileSource, opts Options) (*Document, error) {
 	// The library reads the other files only now, when the model is
 	// built: it gets exactly the files the root reaches, with the
 	// checker's rewrites.
-	for name, data := range rc.libraryFiles() {
+	others := rc.libraryFiles()
+	if len(others) > 0 && mem == nil {
+		// The root reached another file through a $ref externalRef did
+		// not see: start again from the bytes, with a file system.
+		clear(src.parsed)
+		return loadSourceFS(src, opts, true)
+	}
+	for name, data := range others {
 		mem[name] = &fstest.MapFile{Data: data}
 	}
 	b := newBuilder(rootName, opts)
 	b.doc.Warnings = append(b.doc.Warnings, rc.warnings...)
+	b.doc.Files = append([]string(nil), rc.order...)
 	if root.specKey == "swagger" {
 		err = b.fromV2(doc)
 	} else {
@@ -76,10 +91,10 @@ func loadSource(src *fileSource, opts Options) (*Document, error) {
 // decoder that reproduces yaml's tree exactly), so checks and messages do
 // not change; only when the library refuses the bytes is the file decoded
 // again, to name the problem with its line and column.
-func parseSet(src *fileSource, want string) (string, libopenapi.Document, fstest.MapFS, error) {
+func parseSet(src *fileSource, want string, withFS bool) (string, libopenapi.Document, fstest.MapFS, error) {
 	if len(src.raw) == 1 {
 		for name, data := range src.raw {
-			if doc, mem, err := newLibDocument(data, name); err == nil {
+			if doc, mem, err := newLibDocument(data, name, withFS || (src.fsys != nil && externalRef.Match(data))); err == nil {
 				pf, err := fileFromNode(name, doc.GetSpecInfo().RootNode)
 				if err != nil {
 					return "", nil, nil, err
@@ -103,13 +118,17 @@ func parseSet(src *fileSource, want string) (string, libopenapi.Document, fstest
 	if err := checkVersion(src.parsed[rootName]); err != nil {
 		return "", nil, nil, err
 	}
-	doc, mem, err := newLibDocument(src.raw[rootName], rootName)
+	doc, mem, err := newLibDocument(src.raw[rootName], rootName, true)
 	if err != nil {
 		return "", nil, nil, err
 	}
 	src.parsed[rootName].root = doc.GetSpecInfo().RootNode.Content[0]
 	return rootName, doc, mem, nil
 }
+
+// externalRef matches a $ref whose value does not start with "#": only a
+// root file holding one can reach another file of its directory.
+var externalRef = regexp.MustCompile(`\$ref["']?\s*:\s*["']?[^#"'\s]`)
 
 // checkVersion accepts 2.0, 3.0.x and 3.1.x: the versions toolgate's
 // executor and risk engine are specified for.
@@ -128,22 +147,30 @@ func checkVersion(pf *parsedFile) error {
 }
 
 // newLibDocument hands the root to libopenapi with remote references off
-// and an in-memory file system that loadSource fills, after the ref check,
-// with exactly the files the root reaches.
-func newLibDocument(data []byte, rootName string) (libopenapi.Document, fstest.MapFS, error) {
-	mem := fstest.MapFS{}
+// and, when files is set, an in-memory file system that loadSource fills,
+// after the ref check, with exactly the files the root reaches (nil when
+// files is not set).
+//
+// A set that can only ever be one file (one in-memory file) gets no file
+// system: the library's rolodex then skips per-file indexing, a tenth of
+// the allocations of a large single-file import.
+func newLibDocument(data []byte, rootName string, files bool) (libopenapi.Document, fstest.MapFS, error) {
+	var mem fstest.MapFS
 	cfg := &datamodel.DocumentConfiguration{
 		AllowRemoteReferences: false,
-		AllowFileReferences:   true,
+		AllowFileReferences:   files,
 		ExcludeExtensionRefs:  true,
 		SkipJSONConversion:    true,
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
-		LocalFS:               mem,
+	}
+	if files {
+		mem = fstest.MapFS{}
+		cfg.LocalFS = mem
 		// The root's refs are rewritten relative to the set's top (see
 		// rootRelative), so the base path is the top even when the root
 		// sits in a sub-directory.
-		BasePath:     virtualRoot,
-		SpecFilePath: path.Join(virtualRoot, rootName),
+		cfg.BasePath = virtualRoot
+		cfg.SpecFilePath = path.Join(virtualRoot, rootName)
 	}
 	doc, err := libopenapi.NewDocumentWithConfiguration(data, cfg)
 	if err != nil {

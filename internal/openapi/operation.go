@@ -19,6 +19,10 @@ type Document struct {
 	Operations      []Operation      `json:"operations"`
 	Skipped         []Skipped        `json:"skipped"`
 	Warnings        []string         `json:"warnings"`
+	// Files names the files of the set the import read, root first, then
+	// in the order its $refs reached them: what a digest of the import
+	// must cover (a root file's siblings, not its whole directory).
+	Files []string `json:"files,omitempty"`
 }
 
 // Operation is one method + path of a document, with everything the risk

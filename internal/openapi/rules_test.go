@@ -289,6 +289,9 @@ func TestRootFileLoadsItsSet(t *testing.T) {
 	if len(ops) != 1 || !strings.Contains(string(ops["GET /users"].InputSchema), `"maximum":100`) {
 		t.Fatalf("operations %v, want GET /users with the sibling directory's parameter", ops)
 	}
+	if !slices.Equal(doc.Files, []string{"openapi.yaml", "paths/users.yaml", "common/params.yaml"}) {
+		t.Errorf("files read %q, want the root and the two files it reaches", doc.Files)
+	}
 	want := `openapi.yaml:8:27: $ref outside the file set is not allowed: "../secret.yaml#/p"`
 	if !slices.Contains(doc.Warnings, "GET /other: not imported: its parameter is "+want) {
 		t.Errorf("warnings %q lack the refusal to leave the tree: %s", doc.Warnings, want)
@@ -307,5 +310,20 @@ func TestRootFileLoadsItsSet(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("LoadPath(%s) = %v, want %s", p, err, want)
 		}
+	}
+}
+
+// TestRootFileRefTheQuickScanMisses loads a root file whose only file $ref
+// is a folded block scalar, which the quick scan for external refs does not
+// see: the import starts again with a file system and still resolves it.
+func TestRootFileRefTheQuickScanMisses(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, []File{
+		{"openapi.yaml", []byte(v3Head + "paths:\n  /a:\n    $ref: >-\n      paths/a.yaml\n")},
+		{"paths/a.yaml", []byte("get: {operationId: fromSibling, responses: {'200': {description: ok}}}\n")},
+	})
+	doc, err := LoadPath(filepath.Join(dir, "openapi.yaml"), Options{})
+	if err != nil || len(doc.Operations) != 1 || doc.Operations[0].OperationID != "fromSibling" {
+		t.Fatalf("got %v, %v; want the sibling's operation", doc, err)
 	}
 }
