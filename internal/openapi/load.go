@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing/fstest"
 
@@ -94,6 +95,9 @@ func loadSourceFS(src *fileSource, opts Options, withFS bool) (*Document, error)
 func parseSet(src *fileSource, want string, withFS bool) (string, libopenapi.Document, fstest.MapFS, error) {
 	if len(src.raw) == 1 {
 		for name, data := range src.raw {
+			if err := checkText(name, data); err != nil {
+				return "", nil, nil, err
+			}
 			if doc, mem, err := newLibDocument(data, name, withFS || (src.fsys != nil && externalRef.Match(data))); err == nil {
 				pf, err := fileFromNode(name, doc.GetSpecInfo().RootNode)
 				if err != nil {
@@ -193,7 +197,29 @@ func modelError(file string, err error) error {
 	} else if strings.Contains(msg, "reference") {
 		kind = KindRefMissing
 	}
-	return &ImportError{Kind: kind, File: file, Msg: msg, Err: err}
+	line, col, msg := libraryPosition(msg)
+	return &ImportError{Kind: kind, File: file, Line: line, Col: col, Msg: msg, Err: err}
+}
+
+// libPosRe finds the position libopenapi writes into its messages in one
+// of its forms: "at line 3, column 7", "line 3, col 7", "[3:7]".
+var libPosRe = regexp.MustCompile(`,?\s*(?:at\s+)?(?:line (\d+), col(?:umn)? (\d+)|\[(\d+):(\d+)\])`)
+
+// libraryPosition moves a position written inside a library message to
+// the front, so every error reads "file:line:col: message".
+func libraryPosition(msg string) (int, int, string) {
+	m := libPosRe.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return 0, 0, msg
+	}
+	g := 2 // "line L, col C"
+	if m[2] < 0 {
+		g = 6 // "[L:C]"
+	}
+	l, c := msg[m[g]:m[g+1]], msg[m[g+2]:m[g+3]]
+	line, _ := strconv.Atoi(l)
+	col, _ := strconv.Atoi(c)
+	return line, col, strings.TrimSpace(msg[:m[0]] + msg[m[1]:])
 }
 
 func firstLine(err error) string {

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -325,5 +326,38 @@ func TestRootFileRefTheQuickScanMisses(t *testing.T) {
 	doc, err := LoadPath(filepath.Join(dir, "openapi.yaml"), Options{})
 	if err != nil || len(doc.Operations) != 1 || doc.Operations[0].OperationID != "fromSibling" {
 		t.Fatalf("got %v, %v; want the sibling's operation", doc, err)
+	}
+}
+
+// TestLibraryPositionsMoveToTheFront checks that a position libopenapi
+// writes inside its message, in any of its forms, becomes file:line:col.
+func TestLibraryPositionsMoveToTheFront(t *testing.T) {
+	for in, want := range map[string]string{
+		"reference '#/x' at line 3, column 7 was not found":                  "api.yaml:3:7: reference '#/x' was not found",
+		"path item build failed: cannot find reference: x at line 12, col 4": "api.yaml:12:4: path item build failed: cannot find reference: x",
+		"cannot resolve reference `#/y` [40:11]":                             "api.yaml:40:11: cannot resolve reference `#/y`",
+		"no position here":                                                   "api.yaml: no position here",
+	} {
+		if got := modelError("api.yaml", errors.New(in)).Error(); got != want {
+			t.Errorf("%q\n got %s\nwant %s", in, got, want)
+		}
+	}
+}
+
+// TestUploadIgnoresUnreferencedBrokenFiles checks item 2 for the console's
+// uploads: several files or a zip holding files nothing references, broken
+// or binary, import; the same file referenced is an error at its position.
+func TestUploadIgnoresUnreferencedBrokenFiles(t *testing.T) {
+	files := append(multiFileSet(), File{"spec/old/draft.yaml", []byte("paths: [unclosed\n")}, File{"spec/blob.json", []byte("\x00\xff")})
+	doc, err := LoadFiles(files, Options{})
+	checkMultiFileSet(t, doc, err)
+	doc, err = LoadZip(makeZip(t, files), Options{})
+	checkMultiFileSet(t, doc, err)
+
+	broken := append(multiFileSet()[:3:3], File{"common/schemas.yaml", []byte("User: {type: [object\n")})
+	_, err = LoadFiles(broken, Options{})
+	const want = "common/schemas.yaml:1:21: invalid YAML: did not find expected ',' or ']' (while parsing a flow sequence)"
+	if err == nil || err.Error() != want {
+		t.Errorf("referenced broken file: %v, want %s", err, want)
 	}
 }
