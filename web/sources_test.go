@@ -152,6 +152,11 @@ func TestSourcesImportFlagsSchemaGaps(t *testing.T) {
 	tool := a.do(request{method: "GET", path: "/tools/createPet", cookie: a.sessionCookie("admin")})
 	wantStatus(t, tool, 200)
 	wantBody(t, tool, `data-testid="schema-gaps"`, `data-testid="schema-gaps-unacknowledged"`, "/tools/createPet/schema-gaps/acknowledge")
+	// A re-import preview flags an added tool with gaps on its row.
+	next := strings.Replace(files[0].data, "paths:", "paths:\n  /owners:\n    post: {operationId: addOwner, requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Gone'}}}}, responses: {\"200\": {description: ok}}}", 1)
+	preview := a.upload("/sources", map[string]string{"name": "pets"}, uploadFile{"a.yaml", next})
+	wantStatus(t, preview, 200)
+	wantBody(t, preview, `data-testid="diff-added"`, "addOwner", `data-testid="schema-gaps"`, "unresolvable $ref")
 	ack := a.do(request{method: "POST", path: "/tools/createPet/schema-gaps/acknowledge", cookie: a.sessionCookie("admin"), csrf: true})
 	wantStatus(t, ack, 303)
 	after := a.do(request{method: "GET", path: "/tools/createPet", cookie: a.sessionCookie("viewer")})
