@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
-	"path"
 	"regexp"
 	"slices"
 )
@@ -124,6 +123,3 @@ func (s *fileSource) findRoot(want string) (string, error) {
 	}
 	return chooseRoot(names, s, want, roots...)
 }
-
-// setName cleans a name the way normalize does, for Options.Root.
-func setName(name string) string { return path.Clean(name) }
