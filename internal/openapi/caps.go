@@ -1,6 +1,10 @@
 package openapi
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+
 	"github.com/pb33f/go-yaml"
 )
 
@@ -92,4 +96,93 @@ func mapKeyNode(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return &yaml.Node{}
+}
+
+// methodTokens are the quoted method names whose count bounds the
+// operations of a JSON document from above.
+var methodTokens = func() [][]byte {
+	var out [][]byte
+	for k := range operationKeys {
+		out = append(out, []byte(`"`+k+`"`))
+	}
+	return out
+}()
+
+// precountOperations refuses a single JSON document with more operations
+// than Options.MaxOperations before it is decoded into a node tree, which
+// for a 15 MB document of 100,000 path items holds about 400 MiB. The
+// quoted method names bound the count from above in a few milliseconds;
+// only a document over the cap by that bound is counted exactly, by a
+// streaming pass that keeps nothing. Path items that are $refs are not
+// followed here, so the count can only be low: a document it lets through
+// is counted again on the checked tree (countOperations).
+func precountOperations(name string, data []byte, limit int) error {
+	if !looksJSON(name, data) {
+		return nil
+	}
+	upper := 0
+	for _, m := range methodTokens {
+		upper += bytes.Count(data, m)
+	}
+	if upper <= limit {
+		return nil
+	}
+	count, pathsAt, err := streamCount(data)
+	if err != nil || count <= limit {
+		return nil // the decoder reports syntax errors with their position
+	}
+	line, col := lineCol(data, pathsAt)
+	return importErr(KindTooManyOperations, name, line, col, "%d operations is over the limit of %d per import: refused", count, limit)
+}
+
+// streamCount counts the method keys of the path items directly under the
+// top-level "paths" object of a JSON document; pathsAt is the offset of the
+// "paths" key.
+func streamCount(data []byte) (count, pathsAt int, err error) {
+	type frame struct {
+		obj     bool
+		wantKey bool
+		key     string
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []frame
+	for {
+		start := int(dec.InputOffset())
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return count, pathsAt, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				stack = append(stack, frame{obj: d == '{', wantKey: true})
+			default:
+				stack = stack[:len(stack)-1]
+				if n := len(stack); n > 0 && stack[n-1].obj {
+					stack[n-1].wantKey = true
+				}
+			}
+			continue
+		}
+		n := len(stack)
+		if n == 0 || !stack[n-1].obj {
+			continue
+		}
+		top := &stack[n-1]
+		if !top.wantKey {
+			top.wantKey = true // a scalar value ends the member
+			continue
+		}
+		key, _ := tok.(string)
+		top.key, top.wantKey = key, false
+		switch {
+		case n == 1 && key == "paths":
+			pathsAt = start + bytes.IndexByte(data[start:], '"')
+		case n == 3 && stack[0].key == "paths" && stack[1].obj && operationKeys[key]:
+			count++
+		}
+	}
 }

@@ -38,6 +38,13 @@ func loadSource(src *fileSource, opts Options) (*Document, error) {
 // loadSourceFS is loadSource; withFS gives the library a file system even
 // when the root looked self-contained.
 func loadSourceFS(src *fileSource, opts Options, withFS bool) (*Document, error) {
+	if len(src.raw) == 1 {
+		for name, data := range src.raw {
+			if err := precountOperations(name, data, opts.maxOperations()); err != nil {
+				return nil, err
+			}
+		}
+	}
 	rootName, doc, mem, err := parseSet(src, opts.Root, withFS)
 	if err != nil {
 		return nil, err
