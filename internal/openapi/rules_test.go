@@ -361,3 +361,22 @@ func TestUploadIgnoresUnreferencedBrokenFiles(t *testing.T) {
 		t.Errorf("referenced broken file: %v, want %s", err, want)
 	}
 }
+
+// TestRootFileSymlinkOutOfTheTree checks that a symlink inside the root's
+// directory that points outside it is not followed: the ref is reported and
+// the secret never read.
+func TestRootFileSymlinkOutOfTheTree(t *testing.T) {
+	outside, dir := t.TempDir(), t.TempDir()
+	writeTree(t, outside, []File{{"secret.yaml", []byte("p: {name: leaked, in: query}\n")}})
+	writeTree(t, dir, []File{{"openapi.yaml", []byte(v3Head + "paths:\n  /a:\n    get:\n      parameters: [{$ref: 'link/secret.yaml#/p'}]\n      responses: {'200': {description: ok}}\n")}})
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+	doc, err := LoadPath(filepath.Join(dir, "openapi.yaml"), Options{})
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	if len(doc.Operations) != 0 || slices.Contains(doc.Files, "link/secret.yaml") {
+		t.Errorf("operations %d, files %q: the symlink out of the tree was followed", len(doc.Operations), doc.Files)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // fileSource is where the files of an import come from: the bytes of an
@@ -43,7 +44,9 @@ func (s *fileSource) bytes(name string) ([]byte, bool, error) {
 	}
 	f, err := s.fsys.Open(name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
+		// A symlink out of the directory is refused by os.Root ("path
+		// escapes from parent"): for the set, that file is not in it.
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) || strings.Contains(err.Error(), "escapes from parent") {
 			return nil, false, nil
 		}
 		return nil, false, &ImportError{Kind: KindFileSet, File: name, Msg: "cannot read: " + err.Error(), Err: err}
