@@ -48,7 +48,7 @@ func (c *importCmd) Run(ctx context.Context, env *Env) error {
 		return Exit(1, oneLineError{fmt.Errorf("import %s: %w", c.Path, err)})
 	}
 	// After LoadPath, which refuses an oversized input before reading it.
-	digest, err := digestPath(c.Path, opts.MaxBytes)
+	digest, err := digestPath(c.Path, opts.MaxBytes, doc.Files)
 	if err != nil {
 		return Exit(1, fmt.Errorf("import %s: %w", c.Path, err))
 	}
@@ -106,12 +106,13 @@ func confirm(env *Env, question string) bool {
 	return a == "y" || a == "yes"
 }
 
-// digestPath is importer.Digest of the file, or of the JSON and YAML files
-// under the directory (names relative to it): the files openapi.LoadPath
-// reads, not whatever else the directory holds (a .git folder, build
-// output). Reading stops past maxBytes (0: openapi.DefaultMaxBytes), so the
+// digestPath is importer.Digest of a root file and the files of its
+// directory it reached (set: openapi.Document.Files), or of the JSON and
+// YAML files under a directory (names relative to it): the files
+// openapi.LoadPath reads, not whatever else the directory holds (a .git
+// folder, build output). Reading stops past maxBytes (0: openapi.DefaultMaxBytes), so the
 // digest never holds more in memory than the import itself may.
-func digestPath(p string, maxBytes int64) (string, error) {
+func digestPath(p string, maxBytes int64, set []string) (string, error) {
 	if maxBytes <= 0 {
 		maxBytes = openapi.DefaultMaxBytes
 	}
@@ -138,8 +139,15 @@ func digestPath(p string, maxBytes int64) (string, error) {
 		return "", err
 	}
 	if !info.IsDir() {
-		if err := read(p, filepath.Base(p)); err != nil {
-			return "", err
+		// A root file's set is the files its $refs reached in its
+		// directory (openapi.Document.Files, root first).
+		if len(set) == 0 {
+			set = []string{filepath.Base(p)}
+		}
+		for _, name := range set {
+			if err := read(filepath.Join(filepath.Dir(p), filepath.FromSlash(name)), name); err != nil {
+				return "", err
+			}
 		}
 		return importer.Digest(files), nil
 	}

@@ -121,17 +121,19 @@ func TestDigestPathReadsOnlyWhatImportReads(t *testing.T) {
 		name     string
 		path     string
 		maxBytes int64
+		set      []string // openapi.Document.Files of a root file
 		want     string
 		wantErr  bool
 	}{
-		{"directory: spec files only", dir, 1024, want, false},
-		{"single file", filepath.Join(dir, "pets.yaml"), 0,
+		{"directory: spec files only", dir, 1024, nil, want, false},
+		{"single file", filepath.Join(dir, "pets.yaml"), 0, nil,
 			importer.Digest([]openapi.File{{Name: "pets.yaml", Data: []byte(importDoc)}}), false},
-		{"over the limit", dir, int64(len(importDoc)), "", true},
+		{"root file and the file it reached", filepath.Join(dir, "pets.yaml"), 0, []string{"pets.yaml", "schemas/pet.json"}, want, false},
+		{"over the limit", dir, int64(len(importDoc)), nil, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := digestPath(tt.path, tt.maxBytes)
+			got, err := digestPath(tt.path, tt.maxBytes, tt.set)
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("digestPath = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
 			}
