@@ -16,6 +16,10 @@ const (
 	maxSchemaNodes = 3000
 )
 
+// positionRe matches the "file:line:col: " an unresolved ref's warning
+// starts with.
+var positionRe = regexp.MustCompile(`^[^\n]*?:\d+:\d+: `)
+
 // gapTooLarge is the SchemaGaps entry of a schema cut at maxSchemaNodes.
 const gapTooLarge = "schema larger than the expansion bound: the rest is not expanded"
 
@@ -74,7 +78,9 @@ func (c *schemaConv) schema(s *base.Schema, depth int, stack []string) any {
 	}
 	if msg := unresolvedOf(s.Extensions); msg != "" {
 		c.gaps = append(c.gaps, msg)
-		return map[string]any{"description": "unconstrained: " + msg}
+		// Without the position: what an agent reads (and the pinned
+		// definition digest covers) must not change when lines move.
+		return map[string]any{"description": "unconstrained: " + positionRe.ReplaceAllString(msg, "")}
 	}
 	c.nodes++
 	out := map[string]any{}

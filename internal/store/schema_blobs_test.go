@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,5 +119,34 @@ func TestSchemaGapsGateExposure(t *testing.T) {
 	_ = db.db.GetContext(ctx, &n, `SELECT COUNT(*) FROM audit_log WHERE action = 'tool.acknowledge_schema_gaps'`)
 	if n != 1 {
 		t.Errorf("%d audit entries for the acknowledgement, want 1", n)
+	}
+}
+
+// TestReimportKeepsOrClearsTheAcknowledgement checks that an acknowledgement
+// survives a re-import that only moves lines, and is cleared when the gaps
+// themselves change.
+func TestReimportKeepsOrClearsTheAcknowledgement(t *testing.T) {
+	db := MustOpen(t)
+	ctx := context.Background()
+	mustImport(t, db, "shop", sharedBodyDoc(t, 1))
+	if err := db.AcknowledgeSchemaGaps(ctx, "admin@example.com", "broken"); err != nil {
+		t.Fatal(err)
+	}
+	moved := sharedBodyDoc(t, 2) // one more path item before it: every line moves
+	mustImport(t, db, "shop", moved)
+	if by, _ := db.SchemaGapsAckBy(ctx, "broken"); by != "admin@example.com" {
+		t.Errorf("acknowledgement %q after lines moved, want kept", by)
+	}
+	changed := *moved
+	changed.Operations = slices.Clone(moved.Operations)
+	for i, o := range changed.Operations {
+		if o.Tool == "broken" {
+			o.SchemaGaps = []string{"api.yaml:1:1: unresolvable $ref: \"#/components/schemas/Other\""}
+			changed.Operations[i] = o
+		}
+	}
+	mustImport(t, db, "shop", &changed)
+	if by, _ := db.SchemaGapsAckBy(ctx, "broken"); by != "" {
+		t.Errorf("acknowledgement %q after the gaps changed, want cleared", by)
 	}
 }

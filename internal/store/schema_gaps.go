@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 
 	"github.com/jmoiron/sqlx"
@@ -82,7 +83,7 @@ func (db *DB) AcknowledgeSchemaGaps(ctx context.Context, actor, toolName string)
 // acknowledged: the new gaps have not been seen.
 func resetGapsAck(ctx context.Context, tx *sqlx.Tx, toolName string, next []string) error {
 	_, gaps, ackBy, err := toolGaps(ctx, tx, "name = ?", toolName)
-	if err != nil || ackBy == "" || slices.Equal(gaps, next) {
+	if err != nil || ackBy == "" || slices.Equal(withoutPositions(gaps), withoutPositions(next)) {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE tools SET schema_gaps_ack_by = '' WHERE name = ?`, toolName)
@@ -96,4 +97,16 @@ func (db *DB) SchemaGapsAckBy(ctx context.Context, toolName string) (string, err
 		return notFound(tx.GetContext(ctx, &ackBy, `SELECT schema_gaps_ack_by FROM tools WHERE name = ?`, toolName), "The tool")
 	})
 	return ackBy, err
+}
+
+// gapPosition is the "file:line:col: " a gap starts with; lines moving
+// elsewhere in the document do not change what was acknowledged.
+var gapPosition = regexp.MustCompile(`^[^\n]*?:\d+:\d+: `)
+
+func withoutPositions(gaps []string) []string {
+	out := make([]string, len(gaps))
+	for i, g := range gaps {
+		out[i] = gapPosition.ReplaceAllString(g, "")
+	}
+	return out
 }
