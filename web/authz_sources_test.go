@@ -16,10 +16,11 @@ func init() {
 		{"GET", "/sources/:name", see, gone, gone, gone},
 		{"GET", "/tools", see, ok, ok, ok},
 		{"GET", "/tools/:name", see, gone, gone, gone},
-		{"POST", "/sources", unauth, forbid, forbid, bad},             // nothing uploaded
-		{"POST", "/sources/:name/apply", unauth, forbid, forbid, bad}, // no previewed digest
-		{"POST", "/tools/bulk", unauth, forbid, forbid, bad},          // no action
-		{"POST", "/tools/bulk/apply", unauth, forbid, forbid, bad},    // no action
-		{"POST", "/tools/:name/risk", unauth, forbid, forbid, gone},   // no such tool
+		{"POST", "/sources", unauth, forbid, forbid, bad},                              // nothing uploaded
+		{"POST", "/sources/:name/apply", unauth, forbid, forbid, bad},                  // no previewed digest
+		{"POST", "/tools/bulk", unauth, forbid, forbid, bad},                           // no action
+		{"POST", "/tools/bulk/apply", unauth, forbid, forbid, bad},                     // no action
+		{"POST", "/tools/:name/risk", unauth, forbid, forbid, gone},                    // no such tool
+		{"POST", "/tools/:name/schema-gaps/acknowledge", unauth, forbid, forbid, gone}, // no such tool
 	}...)
 }

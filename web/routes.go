@@ -75,6 +75,7 @@ func (s *Server) routes() {
 	e.POST("/tools/bulk", s.toolsBulkReview, admin...)
 	e.POST("/tools/bulk/apply", s.toolsBulkApply, admin...)
 	e.POST("/tools/:name/risk", s.toolsRaiseRisk, admin...)
+	e.POST("/tools/:name/schema-gaps/acknowledge", s.toolsAcknowledgeSchemaGaps, admin...)
 	e.POST("/tools/:name/policy", s.toolPolicySave, admin...)
 	e.POST("/tools/:name/policy/preview", s.toolPolicyPreview, admin...)
 	e.GET("/tools/:name/actions/:kind", s.toolActionForm, admin...)

@@ -67,6 +67,9 @@ func previewView(p views.Page, source, digest string, pv *store.ImportPreview) v
 		}
 		vm := views.ImportChangeVM{Kind: string(ch.Kind), Tool: ch.Tool, Method: ch.Method, Path: ch.Path,
 			Class: ch.Class.String(), Suspend: ch.Suspend}
+		if ch.Op != nil && ch.Kind != importer.Removed {
+			vm.Gaps = ch.Op.SchemaGaps
+		}
 		for _, f := range ch.Fields {
 			vm.Fields = append(vm.Fields, views.ImportFieldVM{Field: f.Field, Before: f.Before, After: f.After})
 		}

@@ -63,7 +63,7 @@ func TestSourcesImportRefusals(t *testing.T) {
 		{"bad source name", map[string]string{"name": "Pets!"}, []uploadFile{{"pets.yaml", petsDoc("")}}, 400, "source name"},
 		{"no origin", map[string]string{"name": "pets", "document": strings.Replace(petsDoc(""), "https://pets.example.com", "/v1", 1)}, nil, 400, "give the origin"},
 		{"bad origin", map[string]string{"name": "pets", "origin": "https://u:p@x.example"}, []uploadFile{{"pets.yaml", petsDoc("")}}, 400, "user name"},
-		{"ref outside the set", map[string]string{"name": "pets"}, []uploadFile{{"a.yaml", strings.Replace(splitDoc[0].data, "pet.yaml", "../secret.yaml", 1)}}, 400, "a.yaml"},
+		{"referenced file does not parse", map[string]string{"name": "pets"}, []uploadFile{splitDoc[0], {"pet.yaml", "type: [object\n"}}, 400, "pet.yaml:1:14: invalid YAML"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,4 +137,31 @@ func TestSourcesReimportPreviewAndApply(t *testing.T) {
 		form: url.Values{"digest": {stale[1]}, "base_revision": {"2"}}})
 	wantStatus(t, rec, 409)
 	wantBody(t, rec, "revision 3")
+}
+
+// TestSourcesImportFlagsSchemaGaps uploads a set whose one body schema is a
+// $ref leaving the set: the import succeeds, the tool is flagged on its page
+// and cannot be exposed until an admin acknowledges the incomplete schema.
+func TestSourcesImportFlagsSchemaGaps(t *testing.T) {
+	a := newTestApp(t, true)
+	files := []uploadFile{{"a.yaml", strings.Replace(splitDoc[0].data, "pet.yaml", "../secret.yaml", 1)}, {"unused.yaml", "not: [yaml\n"}}
+	rec := a.upload("/sources", map[string]string{"name": "pets"}, files...)
+	wantStatus(t, rec, 303)
+	page := a.do(request{method: "GET", path: "/sources/pets", cookie: a.sessionCookie("viewer")})
+	wantBody(t, page, "$ref outside the file set is not allowed")
+	tool := a.do(request{method: "GET", path: "/tools/createPet", cookie: a.sessionCookie("admin")})
+	wantStatus(t, tool, 200)
+	wantBody(t, tool, `data-testid="schema-gaps"`, `data-testid="schema-gaps-unacknowledged"`, "/tools/createPet/schema-gaps/acknowledge")
+	// A re-import preview flags an added tool with gaps on its row.
+	next := strings.Replace(files[0].data, "paths:", "paths:\n  /owners:\n    post: {operationId: addOwner, requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Gone'}}}}, responses: {\"200\": {description: ok}}}", 1)
+	preview := a.upload("/sources", map[string]string{"name": "pets"}, uploadFile{"a.yaml", next})
+	wantStatus(t, preview, 200)
+	wantBody(t, preview, `data-testid="diff-added"`, "addOwner", `data-testid="schema-gaps"`, "unresolvable $ref")
+	ack := a.do(request{method: "POST", path: "/tools/createPet/schema-gaps/acknowledge", cookie: a.sessionCookie("admin"), csrf: true})
+	wantStatus(t, ack, 303)
+	after := a.do(request{method: "GET", path: "/tools/createPet", cookie: a.sessionCookie("viewer")})
+	wantBody(t, after, `data-testid="schema-gaps-ack"`)
+	if strings.Contains(after.Body.String(), "/schema-gaps/acknowledge") {
+		t.Error("a viewer sees the acknowledgement form")
+	}
 }

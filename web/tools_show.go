@@ -33,6 +33,9 @@ func (s *Server) renderTool(c echo.Context, status int, raise views.RaiseRiskVM)
 	if c.QueryParam("done") == "raised" {
 		m.Notice = "Risk class raised."
 	}
+	if err := s.schemaGapsVM(c, t, &m); err != nil {
+		return err
+	}
 	if t.RemovedAt == nil {
 		panel, err := s.toolPolicyPanel(c, t.ID)
 		if err != nil {

@@ -48,7 +48,7 @@ func (c *importCmd) Run(ctx context.Context, env *Env) error {
 		return Exit(1, oneLineError{fmt.Errorf("import %s: %w", c.Path, err)})
 	}
 	// After LoadPath, which refuses an oversized input before reading it.
-	digest, err := digestPath(c.Path, opts.MaxBytes)
+	digest, err := digestPath(c.Path, opts.MaxBytes, doc.Files)
 	if err != nil {
 		return Exit(1, fmt.Errorf("import %s: %w", c.Path, err))
 	}
@@ -62,6 +62,9 @@ func (c *importCmd) Run(ctx context.Context, env *Env) error {
 		return userError(err)
 	}
 	writePlan(env.Stdout, c.Source, pv)
+	for _, w := range doc.Warnings {
+		fmt.Fprintf(env.Stdout, "warning: %s\n", printable(w))
+	}
 	if pv.Source != nil && pv.Plan.Empty() {
 		fmt.Fprintln(env.Stdout, "nothing changes; storing the new revision")
 	}
@@ -137,12 +140,13 @@ func confirm(env *Env, question string) bool {
 	return a == "y" || a == "yes"
 }
 
-// digestPath is importer.Digest of the file, or of the JSON and YAML files
-// under the directory (names relative to it): the files openapi.LoadPath
-// reads, not whatever else the directory holds (a .git folder, build
-// output). Reading stops past maxBytes (0: openapi.DefaultMaxBytes), so the
+// digestPath is importer.Digest of a root file and the files of its
+// directory it reached (set: openapi.Document.Files), or of the JSON and
+// YAML files under a directory (names relative to it): the files
+// openapi.LoadPath reads, not whatever else the directory holds (a .git
+// folder, build output). Reading stops past maxBytes (0: openapi.DefaultMaxBytes), so the
 // digest never holds more in memory than the import itself may.
-func digestPath(p string, maxBytes int64) (string, error) {
+func digestPath(p string, maxBytes int64, set []string) (string, error) {
 	if maxBytes <= 0 {
 		maxBytes = openapi.DefaultMaxBytes
 	}
@@ -169,8 +173,15 @@ func digestPath(p string, maxBytes int64) (string, error) {
 		return "", err
 	}
 	if !info.IsDir() {
-		if err := read(p, filepath.Base(p)); err != nil {
-			return "", err
+		// A root file's set is the files its $refs reached in its
+		// directory (openapi.Document.Files, root first).
+		if len(set) == 0 {
+			set = []string{filepath.Base(p)}
+		}
+		for _, name := range set {
+			if err := read(filepath.Join(filepath.Dir(p), filepath.FromSlash(name)), name); err != nil {
+				return "", err
+			}
 		}
 		return importer.Digest(files), nil
 	}
@@ -219,6 +230,11 @@ func writePlan(w io.Writer, source string, pv *store.ImportPreview) {
 		}
 		if c.VoidPending != "" {
 			fmt.Fprintf(w, "            pending change requests become void\n")
+		}
+		if c.Op != nil && c.Kind != importer.Removed {
+			for _, g := range c.Op.SchemaGaps {
+				fmt.Fprintf(w, "            input schema incomplete (exposing needs an acknowledgement): %s\n", printable(g))
+			}
 		}
 	}
 }

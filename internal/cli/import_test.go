@@ -121,17 +121,19 @@ func TestDigestPathReadsOnlyWhatImportReads(t *testing.T) {
 		name     string
 		path     string
 		maxBytes int64
+		set      []string // openapi.Document.Files of a root file
 		want     string
 		wantErr  bool
 	}{
-		{"directory: spec files only", dir, 1024, want, false},
-		{"single file", filepath.Join(dir, "pets.yaml"), 0,
+		{"directory: spec files only", dir, 1024, nil, want, false},
+		{"single file", filepath.Join(dir, "pets.yaml"), 0, nil,
 			importer.Digest([]openapi.File{{Name: "pets.yaml", Data: []byte(importDoc)}}), false},
-		{"over the limit", dir, int64(len(importDoc)), "", true},
+		{"root file and the file it reached", filepath.Join(dir, "pets.yaml"), 0, []string{"pets.yaml", "schemas/pet.json"}, want, false},
+		{"over the limit", dir, int64(len(importDoc)), nil, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := digestPath(tt.path, tt.maxBytes)
+			got, err := digestPath(tt.path, tt.maxBytes, tt.set)
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("digestPath = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
 			}
@@ -196,5 +198,41 @@ func TestImportConfirmsNewDefinitions(t *testing.T) {
 	}
 	if _, _, err = runImport(t, "y\ny\n", "--data-dir", data, "--source", "pets", doc); err != nil || revision() != 2 {
 		t.Fatalf("confirmed interactively: %v, revision %d", err, revision())
+	}
+}
+
+// TestImportCommandShowsWarnings checks that the CLI import prints what the
+// importer warns about (a duplicate key here) and flags a tool whose input
+// schema is incomplete, before applying.
+func TestImportCommandShowsWarnings(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "pets.yaml")
+	src := importDoc + `  /pets/{id}/tags:
+    post:
+      operationId: tagPet
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Renamed'}}}}
+      responses: {"200": {description: ok}}
+    post:
+      operationId: tagPet
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      requestBody: {content: {application/json: {schema: {$ref: '#/components/schemas/Renamed'}}}}
+      responses: {"200": {description: ok}}
+`
+	if err := os.WriteFile(doc, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runImport(t, "", "--data-dir", filepath.Join(dir, "data"), "--source", "pets", doc)
+	if err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`warning: pets.yaml:13:5: duplicate key "post" (again at 18:5): the later one is used, this one is ignored`,
+		`input schema incomplete (exposing needs an acknowledgement): pets.yaml:21:65: unresolvable $ref: "#/components/schemas/Renamed"`,
+		"imported pets revision 1: 3 tools",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -56,8 +56,11 @@ type InspectOperation struct {
 	// IdempotencyKeyHeader is null when the operation declares none.
 	IdempotencyKeyHeader *string         `json:"idempotency_key_header"`
 	InputSchema          json.RawMessage `json:"input_schema"`
-	DefaultPolicy        policy.Policy   `json:"default_policy"`
-	DefaultPolicySummary string          `json:"default_policy_summary"`
+	// SchemaGaps names the parts of InputSchema the import could not
+	// expand (they accept any value); omitted when there are none.
+	SchemaGaps           []string      `json:"schema_gaps,omitempty"`
+	DefaultPolicy        policy.Policy `json:"default_policy"`
+	DefaultPolicySummary string        `json:"default_policy_summary"`
 }
 
 // Inspect loads the document at path and classifies every operation. It is
@@ -85,7 +88,7 @@ func Inspect(path string, opts openapi.Options) (*InspectReport, error) {
 		p := policy.NewToolPolicy(op.Method, a.Class, defaults)
 		out := InspectOperation{
 			Tool: op.Tool, Method: op.Method, Path: op.Path, PathKey: op.PathKey, OperationID: op.OperationID,
-			Summary: op.Summary, Risk: a.Class, Reasons: a.Reasons, InputSchema: op.InputSchema,
+			Summary: op.Summary, Risk: a.Class, Reasons: a.Reasons, InputSchema: op.InputSchema, SchemaGaps: op.SchemaGaps,
 			DefaultPolicy: p, DefaultPolicySummary: policy.Describe(op.Method, p),
 		}
 		if op.IdempotencyKeyHeader != "" {

@@ -19,6 +19,10 @@ type builder struct {
 	doc  Document
 	// fields memoises response-property walks by $ref (responses.go).
 	fields map[fieldKey][]string
+	// schemaBytes sums the input schemas built so far; err is set, and
+	// the walk stops, once it passes Options.MaxTotalSchemaBytes.
+	schemaBytes int64
+	err         error
 }
 
 func newBuilder(file string, opts Options) *builder {
@@ -124,18 +128,27 @@ func nodeValue(n *yaml.Node) any {
 }
 
 // jsonable converts YAML's map[any]any (non-string keys, e.g. response
-// codes) into map[string]any so encoding/json accepts it.
+// codes) into map[string]any so encoding/json accepts it, and restores the
+// "$ref" keys of literal data the ref checker renamed (literalRefKey).
 func jsonable(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, e := range t {
 			t[k] = jsonable(e)
 		}
+		if e, ok := t[literalRefKey]; ok {
+			delete(t, literalRefKey)
+			t["$ref"] = e
+		}
 		return t
 	case map[any]any:
 		m := make(map[string]any, len(t))
 		for k, e := range t {
 			m[fmt.Sprint(k)] = jsonable(e)
+		}
+		if e, ok := m[literalRefKey]; ok {
+			delete(m, literalRefKey)
+			m["$ref"] = e
 		}
 		return m
 	case []any:

@@ -23,6 +23,11 @@ const (
 	KindFileSet     ErrorKind = "file_set"    // no root, several roots, unreadable archive
 	KindInvalid     ErrorKind = "invalid"     // the document breaks the OpenAPI structure
 	KindUnsupported ErrorKind = "unsupported" // valid input we deliberately do not handle
+	// KindTooManyOperations: over Options.MaxOperations.
+	KindTooManyOperations ErrorKind = "too_many_operations"
+	// KindSchemaBudget: the expanded input schemas of all operations
+	// together are over Options.MaxTotalSchemaBytes.
+	KindSchemaBudget ErrorKind = "schema_budget"
 )
 
 // ImportError is the one error type Load returns for bad input. Line and Col

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -39,6 +38,12 @@ type Options struct {
 	// MaxSchemaBytes bounds one operation's input schema; 0 means
 	// DefaultMaxSchemaBytes.
 	MaxSchemaBytes int
+	// MaxOperations bounds the operations of one import; 0 means
+	// DefaultMaxOperations.
+	MaxOperations int
+	// MaxTotalSchemaBytes bounds the input schemas of all operations of
+	// one import together, as expanded; 0 means DefaultMaxTotalSchemaBytes.
+	MaxTotalSchemaBytes int64
 }
 
 func (o Options) maxBytes() int64 {
@@ -61,7 +66,9 @@ func LoadFiles(files []File, opts Options) (*Document, error) {
 }
 
 // LoadPath imports a file, or a directory as a multi-file set whose root is
-// the one file with a top-level openapi/swagger key (or opts.Root).
+// the one file with a top-level openapi/swagger key (or opts.Root). A file
+// is the root of the set of files in its directory tree that its $refs
+// reach: those are read from disk on demand, nothing outside the tree.
 func LoadPath(p string, opts Options) (*Document, error) {
 	info, err := os.Stat(p)
 	if err != nil {
@@ -71,17 +78,44 @@ func LoadPath(p string, opts Options) (*Document, error) {
 		if info.Size() > opts.maxBytes() {
 			return nil, importErr(KindTooLarge, p, 0, 0, "%d bytes is over the %d byte limit", info.Size(), opts.maxBytes())
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, &ImportError{Kind: KindFileSet, File: p, Msg: "cannot read: " + err.Error(), Err: err}
-		}
-		return LoadBytes(p, data, opts)
+		return loadRootFile(p, opts)
 	}
 	set, err := readDir(os.DirFS(p), opts.maxBytes())
 	if err != nil {
 		return nil, err
 	}
 	return Load(set, opts)
+}
+
+// loadRootFile imports the file at p with its directory as the set, read
+// on demand through an os.Root so no name or symlink leads outside it.
+func loadRootFile(p string, opts Options) (*Document, error) {
+	dir, base := filepath.Split(p)
+	if dir == "" {
+		dir = "."
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, &ImportError{Kind: KindFileSet, File: p, Msg: "cannot read: " + err.Error(), Err: err}
+	}
+	defer root.Close()
+	f, err := root.Open(base)
+	if err != nil {
+		return nil, &ImportError{Kind: KindFileSet, File: p, Msg: "cannot read: " + err.Error(), Err: err}
+	}
+	src := &fileSource{raw: map[string][]byte{}, fsys: root.FS(), limit: opts.maxBytes(), parsed: map[string]*parsedFile{}}
+	data, err := readMember(f, base, src.limit, &src.total)
+	f.Close()
+	if err != nil {
+		var ie *ImportError
+		if errors.As(err, &ie) {
+			return nil, ie
+		}
+		return nil, &ImportError{Kind: KindFileSet, File: p, Msg: "cannot read: " + err.Error(), Err: err}
+	}
+	src.raw[base] = data
+	opts.Root = base
+	return loadSource(src, opts)
 }
 
 // readDir collects the JSON/YAML files of a directory tree, stopping as soon
@@ -194,8 +228,9 @@ func IsSpecFile(name string) bool {
 	return false
 }
 
-// normalize cleans names, rejects names that leave the set, and checks size
-// and binary content before any parser sees the bytes.
+// normalize cleans names, rejects names that leave the set, and checks the
+// total size. Binary content is checked when a file is read (fileSource):
+// a file the root never references is ignored whatever it holds.
 func normalize(set FileSet, opts Options) (map[string][]byte, error) {
 	if len(set.Files) == 0 {
 		return nil, importErr(KindFileSet, "", 0, 0, "no OpenAPI file given")
@@ -213,9 +248,6 @@ func normalize(set FileSet, opts Options) (map[string][]byte, error) {
 		total += int64(len(f.Data))
 		if total > opts.maxBytes() {
 			return nil, importErr(KindTooLarge, name, 0, 0, "the file set is over the %d byte limit", opts.maxBytes())
-		}
-		if err := checkText(name, f.Data); err != nil {
-			return nil, err
 		}
 		files[name] = f.Data
 	}
@@ -249,11 +281,15 @@ func lineCol(data []byte, off int) (int, int) {
 	return line, col
 }
 
-// chooseRoot picks the root document among the parsed files.
-func chooseRoot(files map[string]*parsedFile, want string) (string, error) {
+// chooseRoot picks the root document: want when given, else the one
+// candidate root found by findRoot.
+func chooseRoot(names []string, s *fileSource, want string, roots ...string) (string, error) {
 	if want != "" {
 		want = path.Clean(filepath.ToSlash(want))
-		pf, ok := files[want]
+		pf, ok, err := s.file(want)
+		if err != nil {
+			return "", err
+		}
 		if !ok {
 			return "", importErr(KindFileSet, want, 0, 0, "root file is not in the file set")
 		}
@@ -262,25 +298,20 @@ func chooseRoot(files map[string]*parsedFile, want string) (string, error) {
 		}
 		return want, nil
 	}
-	var roots []string
-	for name, pf := range files {
-		if pf.specKey != "" {
-			roots = append(roots, name)
-		}
-	}
-	sort.Strings(roots)
 	switch {
 	case len(roots) == 1:
 		return roots[0], nil
 	case len(roots) > 1:
 		return "", importErr(KindFileSet, "", 0, 0, "several root documents (%s): choose one", strings.Join(roots, ", "))
-	case len(files) == 1:
-		for name, pf := range files {
-			if pf.root == nil {
-				return "", importErr(KindNotOpenAPI, name, 0, 0, "empty document: not an OpenAPI document")
-			}
-			return "", importErr(KindNotOpenAPI, name, 0, 0, "not an OpenAPI document: no top-level openapi or swagger key")
+	case len(names) == 1:
+		pf, _, err := s.file(names[0])
+		if err != nil {
+			return "", err
 		}
+		if pf.root == nil {
+			return "", importErr(KindNotOpenAPI, names[0], 0, 0, "empty document: not an OpenAPI document")
+		}
+		return "", importErr(KindNotOpenAPI, names[0], 0, 0, "not an OpenAPI document: no top-level openapi or swagger key")
 	}
 	return "", importErr(KindNotOpenAPI, "", 0, 0, "no file in the set has a top-level openapi or swagger key")
 }

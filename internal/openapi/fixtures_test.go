@@ -12,8 +12,14 @@ import (
 	"testing"
 )
 
-// corpusDir finds ../shared/fixtures/openapi relative to the module root.
-func corpusDir() (string, error) {
+// corpusDir finds shared/fixtures/openapi next to the module root or next to
+// one of its parents (a git worktree sits one level deeper than the main
+// checkout, e.g. /work/wt/NAME next to /work/shared).
+func corpusDir() (string, error) { return sharedFixtures("openapi") }
+
+// sharedFixtures finds shared/fixtures/NAME (with its INDEX.tsv) in the
+// module root's parent or an ancestor of it.
+func sharedFixtures(name string) (string, error) {
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Dir(file)
 	for {
@@ -26,15 +32,22 @@ func corpusDir() (string, error) {
 		}
 		dir = parent
 	}
-	fx := filepath.Join(dir, "..", "shared", "fixtures", "openapi")
-	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		return "", fmt.Errorf("fixtures not present at %s: %w", fx, err)
+	first := filepath.Join(dir, "..", "shared", "fixtures", name)
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		fx := filepath.Join(d, "shared", "fixtures", name)
+		if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err == nil {
+			return fx, nil
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
 	}
-	return fx, nil
+	return "", fmt.Errorf("fixtures not present at %s or above", first)
 }
 
-// fixtureDir is corpusDir for tests, skipping the test when the shared
-// fixtures are not on this machine.
+// fixtureDir is corpusDir for tests. A missing corpus fails the test: a
+// corpus test that skips when its data is gone would pass having checked
+// nothing (only -short under -race leaves it to the plain run).
 func fixtureDir(tb testing.TB) string {
 	tb.Helper()
 	if corpusLeftToPlainRun() {
@@ -42,7 +55,7 @@ func fixtureDir(tb testing.TB) string {
 	}
 	dir, err := corpusDir()
 	if err != nil {
-		tb.Skipf("skipping corpus test: %v", err)
+		tb.Fatalf("corpus test: %v", err)
 	}
 	return dir
 }
@@ -138,5 +151,44 @@ func TestFixturesLoadWithIndexCounts(t *testing.T) {
 			}
 			t.Logf("%d ops, %d skipped, warnings %q", len(doc.Operations), len(doc.Skipped), doc.Warnings)
 		})
+	}
+}
+
+// TestFixtureSetsImportAsFileAndDirectory imports every document of both
+// fixture directories the two ways an admin can: as its root file (the set
+// is then read from the file's directory tree) and as a directory with the
+// root named. Each must give the operation count of its INDEX.tsv. A
+// missing fixture directory fails the test; -short leaves the corpus to the
+// plain `go test` of make unit.
+func TestFixtureSetsImportAsFileAndDirectory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the fixture corpus runs in the plain go test of make unit")
+	}
+	for _, set := range []string{"openapi", "openapi-more"} {
+		dir, err := sharedFixtures(set)
+		if err != nil {
+			t.Fatalf("fixture set %s: %v", set, err)
+		}
+		for _, fx := range fixturesIn(t, dir) {
+			rootFile, dirPath, root := fx.path, dir, fx.name
+			if fx.root != "" {
+				rootFile, dirPath, root = filepath.Join(fx.path, fx.root), fx.path, fx.root
+			}
+			for _, c := range []struct {
+				how  string
+				path string
+				opts Options
+			}{{"file", rootFile, Options{}}, {"directory", dirPath, Options{Root: root}}} {
+				t.Run(set+"/"+fx.name+"/"+c.how, func(t *testing.T) {
+					doc, err := LoadPath(c.path, c.opts)
+					if err != nil {
+						t.Fatalf("import: %v", err)
+					}
+					if got := len(doc.Operations); got != fx.ops {
+						t.Errorf("operations = %d, want %d (INDEX.tsv)", got, fx.ops)
+					}
+				})
+			}
+		}
 	}
 }

@@ -2,21 +2,25 @@ package openapi
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 )
 
 // DefaultMaxSchemaBytes bounds one operation's input schema when
-// Options.MaxSchemaBytes is zero: a tool definition an agent receives must
-// stay small even for 1,000-operation documents.
-const DefaultMaxSchemaBytes = 256 << 10
+// Options.MaxSchemaBytes is zero. It was 256 KiB, which cut the body of a
+// real Square operation (270 KB expanded); the store keeps a schema shared
+// by many operations once (content-addressed), so 1 MiB costs little, and
+// the import as a whole is bounded by Options.MaxTotalSchemaBytes.
+const DefaultMaxSchemaBytes = 1 << 20
 
 // paramSchema converts a parameter's schema, carrying the parameter's
 // description onto it when the schema has none (agents read it there).
-func (b *builder) paramSchema(sp *base.SchemaProxy, desc string) json.RawMessage {
+func (b *builder) paramSchema(sp *base.SchemaProxy, desc string) (json.RawMessage, []string) {
 	c := &schemaConv{}
 	v := c.proxy(sp, 0, nil)
-	return b.withDescription(v, desc, c.cut)
+	return b.withDescription(v, desc, c.cut), c.gaps
 }
 
 func (b *builder) withDescription(v any, desc string, cut bool) json.RawMessage {
@@ -34,7 +38,10 @@ func (b *builder) withDescription(v any, desc string, cut bool) json.RawMessage 
 
 // addOperation fills the derived fields of o and appends it. body is the
 // 3.x (or 2.0 "in: body") schema; form is a 2.0 formData object schema.
-func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[string]any) {
+func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[string]any, at *yaml.Node) {
+	if b.err != nil {
+		return
+	}
 	if o.RequestBody != nil {
 		switch {
 		case body != nil:
@@ -43,6 +50,7 @@ func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[str
 			if err == nil {
 				o.RequestBody.Schema = raw
 			}
+			o.SchemaGaps = append(o.SchemaGaps, c.gaps...)
 		case form != nil:
 			o.RequestBody.Schema, _ = json.Marshal(form)
 		}
@@ -59,7 +67,14 @@ func (b *builder) addOperation(o Operation, body *base.SchemaProxy, form map[str
 	}
 	o.IdempotencyKeyHeader = idempotencyHeader(o.Parameters)
 	o.InputSchema = b.inputSchema(&o)
-	b.doc.Operations = append(b.doc.Operations, o)
+	o.SchemaGaps = uniqueStrings(o.SchemaGaps)
+	for _, g := range o.SchemaGaps {
+		b.warnf("%s %s: input schema incomplete, flagged: %s", o.Method, o.PathKey, g)
+	}
+	b.overBudget(&o, at)
+	if b.err == nil {
+		b.doc.Operations = append(b.doc.Operations, o)
+	}
 }
 
 // inputSchema builds the one object schema an agent fills in. When it is
@@ -102,9 +117,29 @@ func (b *builder) inputSchema(o *Operation) json.RawMessage {
 	if len(raw) <= limit {
 		return raw
 	}
-	b.warnf("%s %s: input schema over %d bytes, body schema not expanded", o.Method, o.PathKey, limit)
+	o.SchemaGaps = append(o.SchemaGaps, fmt.Sprintf("input schema over %d bytes: request body schema not expanded", limit))
 	if raw = build(true, false); len(raw) <= limit {
 		return raw
 	}
+	o.SchemaGaps = append(o.SchemaGaps, "parameter schemas not expanded either")
 	return build(true, true)
+}
+
+// uniqueStrings drops repeats, keeping the first of each in order.
+func uniqueStrings(in []string) []string {
+	if len(in) < 2 {
+		return in
+	}
+	seen := make(map[string]bool, len(in))
+	out := in[:0]
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -108,9 +108,15 @@ func TestMaxSchemaBytes(t *testing.T) {
 			if len(in.Properties) != 9 {
 				t.Errorf("%d properties, want 8 parameters and the body even when cut", len(in.Properties))
 			}
-			warning := "POST /a: input schema over " + strconv.Itoa(c.max) + " bytes, body schema not expanded"
+			gap := "input schema over " + strconv.Itoa(c.max) + " bytes: request body schema not expanded"
+			warning := "POST /a: input schema incomplete, flagged: " + gap
 			if slices.Contains(doc.Warnings, warning) != c.wantWarning {
 				t.Errorf("warnings = %q, want %q: %v", doc.Warnings, warning, c.wantWarning)
+			}
+			// The tool itself carries the flag the console shows and the
+			// exposure gate reads.
+			if slices.Contains(o.SchemaGaps, gap) != c.wantWarning {
+				t.Errorf("schema gaps = %q, want %q: %v", o.SchemaGaps, gap, c.wantWarning)
 			}
 			if c.max > 0 && !c.paramsCut && len(o.InputSchema) > c.max {
 				t.Errorf("input schema is %d bytes, over the %d bound", len(o.InputSchema), c.max)

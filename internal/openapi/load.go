@@ -4,9 +4,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"maps"
 	"path"
-	"slices"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing/fstest"
 
@@ -27,18 +27,56 @@ func Load(set FileSet, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, rootName, doc, err := parseSet(raw, opts.Root)
+	return loadSource(memorySource(raw, opts.maxBytes()), opts)
+}
+
+// loadSource imports from a file source whose root is found or given.
+func loadSource(src *fileSource, opts Options) (*Document, error) {
+	return loadSourceFS(src, opts, false)
+}
+
+// loadSourceFS is loadSource; withFS gives the library a file system even
+// when the root looked self-contained.
+func loadSourceFS(src *fileSource, opts Options, withFS bool) (*Document, error) {
+	if len(src.raw) == 1 {
+		for name, data := range src.raw {
+			if err := precountOperations(name, data, opts.maxOperations()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rootName, doc, mem, err := parseSet(src, opts.Root, withFS)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkShape(files[rootName]); err != nil {
+	root := src.parsed[rootName]
+	if err := checkShape(root); err != nil {
 		return nil, err
 	}
-	if err := newRefChecker(files).check(rootName); err != nil {
+	rc := newRefChecker(src, rootName)
+	if err := rc.check(); err != nil {
 		return nil, err
+	}
+	if err := countOperations(rc, opts); err != nil {
+		return nil, err
+	}
+	// The library reads the other files only now, when the model is
+	// built: it gets exactly the files the root reaches, with the
+	// checker's rewrites.
+	others := rc.libraryFiles()
+	if len(others) > 0 && mem == nil {
+		// The root reached another file through a $ref externalRef did
+		// not see: start again from the bytes, with a file system.
+		clear(src.parsed)
+		return loadSourceFS(src, opts, true)
+	}
+	for name, data := range others {
+		mem[name] = &fstest.MapFile{Data: data}
 	}
 	b := newBuilder(rootName, opts)
-	if files[rootName].specKey == "swagger" {
+	b.doc.Warnings = append(b.doc.Warnings, rc.warnings...)
+	b.doc.Files = append([]string(nil), rc.order...)
+	if root.specKey == "swagger" {
 		err = b.fromV2(doc)
 	} else {
 		err = b.fromV3(doc)
@@ -46,65 +84,62 @@ func Load(set FileSet, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.err != nil {
+		return nil, b.err
+	}
 	return b.finish(), nil
 }
 
-// parseSet decodes the files of a set, picks the root and hands it to
-// libopenapi. The root's node tree is always the library's own, so the $ref
-// rewrites of the ref checker are what the library resolves.
+// parseSet picks the root and hands it to libopenapi. The root's node tree
+// is always the library's own, so the rewrites of the ref checker are what
+// the library resolves.
 //
-// A single-file set is decoded once: the library's tree is checked in place
-// of ours. It is the same tree (for JSON the library uses a faster decoder
-// that reproduces yaml's tree exactly), so checks and messages do not
-// change; only when the library refuses the bytes is the file decoded again,
-// to name the problem with its line and column.
-func parseSet(raw map[string][]byte, root string) (map[string]*parsedFile, string, libopenapi.Document, error) {
-	if len(raw) == 1 {
-		for name := range raw {
-			if doc, err := newLibDocument(raw, name); err == nil {
-				files, err := checkRoot(name, doc, root)
-				return files, name, doc, err
+// The root is decoded once when it can be: the library's tree is checked in
+// place of ours. It is the same tree (for JSON the library uses a faster
+// decoder that reproduces yaml's tree exactly), so checks and messages do
+// not change; only when the library refuses the bytes is the file decoded
+// again, to name the problem with its line and column.
+func parseSet(src *fileSource, want string, withFS bool) (string, libopenapi.Document, fstest.MapFS, error) {
+	if len(src.raw) == 1 {
+		for name, data := range src.raw {
+			if err := checkText(name, data); err != nil {
+				return "", nil, nil, err
+			}
+			if doc, mem, err := newLibDocument(data, name, withFS || (src.fsys != nil && externalRef.Match(data))); err == nil {
+				pf, err := fileFromNode(name, doc.GetSpecInfo().RootNode)
+				if err != nil {
+					return "", nil, nil, err
+				}
+				src.parsed[name] = pf
+				var roots []string
+				if pf.specKey != "" {
+					roots = []string{name}
+				}
+				if _, err := chooseRoot([]string{name}, src, want, roots...); err != nil {
+					return "", nil, nil, err
+				}
+				return name, doc, mem, checkVersion(pf)
 			}
 		}
 	}
-	files := make(map[string]*parsedFile, len(raw))
-	// In name order, so that of several broken files the same one is named
-	// every time.
-	for _, name := range slices.Sorted(maps.Keys(raw)) {
-		pf, err := parseFile(name, raw[name])
-		if err != nil {
-			return nil, "", nil, err
-		}
-		files[name] = pf
-	}
-	rootName, err := chooseRoot(files, root)
+	rootName, err := src.findRoot(want)
 	if err != nil {
-		return nil, "", nil, err
+		return "", nil, nil, err
 	}
-	if err := checkVersion(files[rootName]); err != nil {
-		return nil, "", nil, err
+	if err := checkVersion(src.parsed[rootName]); err != nil {
+		return "", nil, nil, err
 	}
-	doc, err := newLibDocument(raw, rootName)
+	doc, mem, err := newLibDocument(src.raw[rootName], rootName, true)
 	if err != nil {
-		return nil, "", nil, err
+		return "", nil, nil, err
 	}
-	files[rootName].root = doc.GetSpecInfo().RootNode.Content[0]
-	return files, rootName, doc, nil
+	src.parsed[rootName].root = doc.GetSpecInfo().RootNode.Content[0]
+	return rootName, doc, mem, nil
 }
 
-// checkRoot runs the per-file checks of parseFile, chooseRoot and
-// checkVersion on the tree libopenapi decoded for a single-file set.
-func checkRoot(name string, doc libopenapi.Document, want string) (map[string]*parsedFile, error) {
-	pf, err := fileFromNode(name, doc.GetSpecInfo().RootNode)
-	if err != nil {
-		return nil, err
-	}
-	files := map[string]*parsedFile{name: pf}
-	if _, err := chooseRoot(files, want); err != nil {
-		return nil, err
-	}
-	return files, checkVersion(pf)
-}
+// externalRef matches a $ref whose value does not start with "#": only a
+// root file holding one can reach another file of its directory.
+var externalRef = regexp.MustCompile(`\$ref["']?\s*:\s*["']?[^#"'\s]`)
 
 // checkVersion accepts 2.0, 3.0.x and 3.1.x: the versions toolgate's
 // executor and risk engine are specified for.
@@ -122,21 +157,25 @@ func checkVersion(pf *parsedFile) error {
 	return importErr(KindVersion, pf.name, line, col, "unsupported %s version %q (toolgate reads 2.0, 3.0.x and 3.1.x)", pf.specKey, v)
 }
 
-// newLibDocument hands the set to libopenapi with remote references off and
-// an in-memory file system holding exactly the set.
-func newLibDocument(raw map[string][]byte, rootName string) (libopenapi.Document, error) {
+// newLibDocument hands the root to libopenapi with remote references off
+// and, when files is set, an in-memory file system that loadSource fills,
+// after the ref check, with exactly the files the root reaches (nil when
+// files is not set).
+//
+// A set that can only ever be one file (one in-memory file) gets no file
+// system: the library's rolodex then skips per-file indexing, a tenth of
+// the allocations of a large single-file import.
+func newLibDocument(data []byte, rootName string, files bool) (libopenapi.Document, fstest.MapFS, error) {
+	var mem fstest.MapFS
 	cfg := &datamodel.DocumentConfiguration{
 		AllowRemoteReferences: false,
-		AllowFileReferences:   len(raw) > 1,
+		AllowFileReferences:   files,
 		ExcludeExtensionRefs:  true,
 		SkipJSONConversion:    true,
 		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
-	if len(raw) > 1 {
-		mem := fstest.MapFS{}
-		for name, data := range raw {
-			mem[name] = &fstest.MapFile{Data: data}
-		}
+	if files {
+		mem = fstest.MapFS{}
 		cfg.LocalFS = mem
 		// The root's refs are rewritten relative to the set's top (see
 		// rootRelative), so the base path is the top even when the root
@@ -144,11 +183,11 @@ func newLibDocument(raw map[string][]byte, rootName string) (libopenapi.Document
 		cfg.BasePath = virtualRoot
 		cfg.SpecFilePath = path.Join(virtualRoot, rootName)
 	}
-	doc, err := libopenapi.NewDocumentWithConfiguration(raw[rootName], cfg)
+	doc, err := libopenapi.NewDocumentWithConfiguration(data, cfg)
 	if err != nil {
-		return nil, &ImportError{Kind: KindInvalid, File: rootName, Msg: firstLine(err), Err: err}
+		return nil, nil, &ImportError{Kind: KindInvalid, File: rootName, Msg: firstLine(err), Err: err}
 	}
-	return doc, nil
+	return doc, mem, nil
 }
 
 // modelError reports the first problem libopenapi found while building the
@@ -165,7 +204,29 @@ func modelError(file string, err error) error {
 	} else if strings.Contains(msg, "reference") {
 		kind = KindRefMissing
 	}
-	return &ImportError{Kind: kind, File: file, Msg: msg, Err: err}
+	line, col, msg := libraryPosition(msg)
+	return &ImportError{Kind: kind, File: file, Line: line, Col: col, Msg: msg, Err: err}
+}
+
+// libPosRe finds the position libopenapi writes into its messages in one
+// of its forms: "at line 3, column 7", "line 3, col 7", "[3:7]".
+var libPosRe = regexp.MustCompile(`,?\s*(?:at\s+)?(?:line (\d+), col(?:umn)? (\d+)|\[(\d+):(\d+)\])`)
+
+// libraryPosition moves a position written inside a library message to
+// the front, so every error reads "file:line:col: message".
+func libraryPosition(msg string) (int, int, string) {
+	m := libPosRe.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return 0, 0, msg
+	}
+	g := 2 // "line L, col C"
+	if m[2] < 0 {
+		g = 6 // "[L:C]"
+	}
+	l, c := msg[m[g]:m[g+1]], msg[m[g+2]:m[g+3]]
+	line, _ := strconv.Atoi(l)
+	col, _ := strconv.Atoi(c)
+	return line, col, strings.TrimSpace(msg[:m[0]] + msg[m[1]:])
 }
 
 func firstLine(err error) string {

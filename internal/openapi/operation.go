@@ -1,6 +1,3 @@
-// Package openapi reads OpenAPI 2.0, 3.0 and 3.1 descriptions into the
-// operations toolgate turns into tools. It never reads the network and never
-// reads a file outside the set of files it was given.
 package openapi
 
 import "encoding/json"
@@ -22,6 +19,10 @@ type Document struct {
 	Operations      []Operation      `json:"operations"`
 	Skipped         []Skipped        `json:"skipped"`
 	Warnings        []string         `json:"warnings"`
+	// Files names the files of the set the import read, root first, then
+	// in the order its $refs reached them: what a digest of the import
+	// must cover (a root file's siblings, not its whole directory).
+	Files []string `json:"files,omitempty"`
 }
 
 // Operation is one method + path of a document, with everything the risk
@@ -69,6 +70,11 @@ type Operation struct {
 	// values include "rebuild" makes an action operation destructive.
 	RequestFields []string            `json:"request_fields,omitempty"`
 	RequestEnums  map[string][]string `json:"request_enums,omitempty"`
+	// SchemaGaps names each part of InputSchema toolgate could not expand
+	// (an unresolved $ref, a schema over the expansion bounds): that part
+	// accepts any value. A tool with gaps is flagged in the console and
+	// needs an explicit acknowledgement to be exposed.
+	SchemaGaps []string `json:"schema_gaps,omitempty"`
 }
 
 // Parameter is a path, query, header or cookie parameter after path-level

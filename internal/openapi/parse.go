@@ -19,6 +19,9 @@ type parsedFile struct {
 	root    *yaml.Node // the top-level value (a mapping for any OpenAPI file)
 	specKey string     // "openapi" or "swagger" when the file is a root candidate
 	version string
+	// fixed is the text after the tabAfterIndent pre-pass, when it was
+	// needed: what libopenapi must read instead of the original bytes.
+	fixed []byte
 }
 
 // maxExpansionFactor bounds how many nodes a document may have once YAML aliases
@@ -35,7 +38,17 @@ func parseFile(name string, data []byte) (*parsedFile, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, syntaxError(name, err)
+		if fixed, ok := tabAfterIndent(data, err); ok {
+			var again yaml.Node
+			if yaml.Unmarshal(fixed, &again) == nil {
+				pf, err := fileFromNode(name, &again)
+				if pf != nil {
+					pf.fixed = fixed
+				}
+				return pf, err
+			}
+		}
+		return nil, syntaxError(name, data, err)
 	}
 	return fileFromNode(name, &doc)
 }
@@ -88,7 +101,12 @@ func fileFromNode(name string, doc *yaml.Node) (*parsedFile, error) {
 // with the line and column the decoder reported. go-yaml returns a
 // *yaml.LoadError carrying the position as data; the text form is only
 // parsed for errors of another shape.
-func syntaxError(name string, err error) *ImportError {
+func syntaxError(name string, data []byte, err error) *ImportError {
+	if looksJSON(name, data) {
+		if je := jsonSyntaxError(name, data); je != nil {
+			return je
+		}
+	}
 	ie := &ImportError{Kind: KindSyntax, File: name, Err: err}
 	var msg string
 	var le *yaml.LoadError
@@ -111,7 +129,11 @@ func syntaxError(name string, err error) *ImportError {
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
 	}
-	ie.Msg = "invalid JSON/YAML: " + msg
+	ie.Line, ie.Col = clampToLastLine(data, ie.Line, ie.Col)
+	ie.Msg = "invalid YAML: " + msg
+	if looksJSON(name, data) {
+		ie.Msg = "invalid JSON: " + msg
+	}
 	if lower := strings.ToLower(msg); strings.Contains(lower, "alias") {
 		ie.Kind, ie.Msg = KindAliasBomb, "YAML aliases expand too much: "+msg
 	}

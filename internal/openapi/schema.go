@@ -16,12 +16,22 @@ const (
 	maxSchemaNodes = 3000
 )
 
+// positionRe matches the "file:line:col: " an unresolved ref's warning
+// starts with.
+var positionRe = regexp.MustCompile(`^[^\n]*?:\d+:\d+: `)
+
+// gapTooLarge is the SchemaGaps entry of a schema cut at maxSchemaNodes.
+const gapTooLarge = "schema larger than the expansion bound: the rest is not expanded"
+
 // schemaConv turns libopenapi schemas into plain JSON Schema (2020-12)
 // values: $refs inlined, recursion cut, OpenAPI-only keywords translated or
 // dropped so a standard validator compiles the result.
 type schemaConv struct {
 	nodes int
 	cut   bool // something was cut for depth, recursion or size
+	// gaps names what was left unconstrained for a reason other than
+	// bounded recursion: an unresolved $ref, the node bound.
+	gaps []string
 }
 
 // cutSchema accepts anything: a bounded stand-in for what was not expanded.
@@ -46,6 +56,9 @@ func (c *schemaConv) proxy(sp *base.SchemaProxy, depth int, stack []string) any 
 	}
 	if c.nodes >= maxSchemaNodes {
 		c.cut = true
+		if len(c.gaps) == 0 || c.gaps[len(c.gaps)-1] != gapTooLarge {
+			c.gaps = append(c.gaps, gapTooLarge)
+		}
 		return cutSchema("schema too large")
 	}
 	s := sp.Schema()
@@ -62,6 +75,12 @@ func refName(ref string) string {
 func (c *schemaConv) schema(s *base.Schema, depth int, stack []string) any {
 	if s.BooleanSchema != nil {
 		return *s.BooleanSchema
+	}
+	if msg := unresolvedOf(s.Extensions); msg != "" {
+		c.gaps = append(c.gaps, msg)
+		// Without the position: what an agent reads (and the pinned
+		// definition digest covers) must not change when lines move.
+		return map[string]any{"description": "unconstrained: " + positionRe.ReplaceAllString(msg, "")}
 	}
 	c.nodes++
 	out := map[string]any{}

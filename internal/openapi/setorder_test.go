@@ -16,10 +16,10 @@ paths:
 		name  string
 		files []File
 	}{
-		{"two files with a missing $ref target", []File{root,
-			{"a.yaml", []byte("get: {responses: {'200': {$ref: 'common.yaml#/nope'}}}\n")},
-			{"b.yaml", []byte("get: {responses: {'200': {$ref: 'common.yaml#/gone'}}}\n")},
-			{"common.yaml", []byte("ok: {description: ok}\n")}}},
+		{"two files with a cyclic $ref", []File{root,
+			{"a.yaml", []byte("get: {responses: {'200': {$ref: 'common.yaml#/x'}}}\n")},
+			{"b.yaml", []byte("get: {responses: {'200': {$ref: 'common.yaml#/y'}}}\n")},
+			{"common.yaml", []byte("x: {$ref: '#/x'}\ny: {$ref: '#/y'}\n")}}},
 		{"two files that do not parse", []File{root,
 			{"a.yaml", []byte("get: [\n")},
 			{"b.yaml", []byte("get: {\n")}}},

@@ -39,6 +39,13 @@ func (b *builder) fromV2(doc libopenapi.Document) error {
 		return nil
 	}
 	for key, item := range d.Paths.PathItems.FromOldest() {
+		if b.err != nil {
+			break
+		}
+		if msg := unresolvedOf(item.Extensions); msg != "" {
+			b.warnf("path %s: not imported: its path item is %s", key, msg)
+			continue
+		}
 		pathParams := item.Parameters
 		pathExt := extensions(item.Extensions)
 		for method, op := range item.GetOperations().FromOldest() {
@@ -73,6 +80,12 @@ func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operatio
 	// Merge raw parameters first so an operation-level body or formData
 	// parameter overrides a path-level one like any other.
 	all := slices.DeleteFunc(slices.Concat(path.params, op.Parameters), func(p *v2.Parameter) bool { return p == nil })
+	for _, p := range all {
+		if msg := unresolvedOf(p.Extensions); msg != "" {
+			b.dropOperation(o.Method, key, "parameter", msg)
+			return
+		}
+	}
 	all = mergeParams(all, func(p *v2.Parameter) string { return p.In + "\x00" + p.Name })
 	consumes := op.Consumes
 	if len(consumes) == 0 {
@@ -81,7 +94,11 @@ func (b *builder) operationV2(d *v2.Swagger, key, method string, op *v2.Operatio
 	body, form := b.splitParamsV2(&o, all, consumes)
 	o.ResponseFields = b.successResponseFieldsV2(op.Responses)
 	o.RequestFields, o.RequestEnums = requestBodyFields(body)
-	b.addOperation(o, body, form)
+	var at *yaml.Node
+	if low := op.GoLow(); low != nil {
+		at = low.Responses.KeyNode
+	}
+	b.addOperation(o, body, form, at)
 }
 
 // splitParamsV2 sorts an operation's merged 2.0 parameters into o's

@@ -1,9 +1,11 @@
 package openapi
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
+	"github.com/pb33f/go-yaml"
 	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -46,6 +48,9 @@ func (b *builder) fromV3(doc libopenapi.Document) error {
 	docSecurity := securityOf(d.Security)
 	if d.Paths != nil && d.Paths.PathItems != nil {
 		for key, item := range d.Paths.PathItems.FromOldest() {
+			if b.err != nil {
+				break
+			}
 			b.pathItemV3(key, item, docSecurity, b.doc.Servers)
 		}
 	}
@@ -61,13 +66,28 @@ func (b *builder) fromV3(doc libopenapi.Document) error {
 }
 
 func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []SecurityAlternative, docServers []Server) {
-	pathParams := b.paramsV3(item.Parameters)
+	if msg := unresolvedOf(item.Extensions); msg != "" {
+		b.warnf("path %s: not imported: its path item is %s", key, msg)
+		return
+	}
+	pathParams, pathGaps, pathBroken := b.paramsV3(item.Parameters)
 	pathExt := extensions(item.Extensions)
 	servers := docServers
 	if len(item.Servers) > 0 {
 		servers = serversV3(item.Servers)
 	}
 	for method, op := range item.GetOperations().FromOldest() {
+		opParams, opGaps, opBroken := b.paramsV3(op.Parameters)
+		if broken := cmp.Or(pathBroken, opBroken); broken != "" {
+			b.dropOperation(strings.ToUpper(method), key, "parameter", broken)
+			continue
+		}
+		if op.RequestBody != nil {
+			if msg := unresolvedOf(op.RequestBody.Extensions); msg != "" {
+				b.dropOperation(strings.ToUpper(method), key, "request body", msg)
+				continue
+			}
+		}
 		o := Operation{
 			Method:      strings.ToUpper(method),
 			PathKey:     key,
@@ -77,7 +97,8 @@ func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []Securi
 			Description: op.Description,
 			Tags:        op.Tags,
 			Deprecated:  op.Deprecated != nil && *op.Deprecated,
-			Parameters:  mergeParams(slices.Concat(pathParams, b.paramsV3(op.Parameters)), paramKey),
+			Parameters:  mergeParams(slices.Concat(pathParams, opParams), paramKey),
+			SchemaGaps:  slices.Concat(pathGaps, opGaps),
 			Servers:     servers,
 			Security:    docSecurity,
 			Extensions:  mergeExtensions(pathExt, extensions(op.Extensions)),
@@ -98,7 +119,11 @@ func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []Securi
 		}
 		o.ResponseFields = b.successResponseFieldsV3(op.Responses)
 		o.RequestFields, o.RequestEnums = requestBodyFields(bodySchema)
-		b.addOperation(o, bodySchema, nil)
+		var at *yaml.Node
+		if low := op.GoLow(); low != nil {
+			at = low.KeyNode
+		}
+		b.addOperation(o, bodySchema, nil, at)
 		if op.Callbacks != nil {
 			for name, cb := range op.Callbacks.FromOldest() {
 				b.skipCallbacks(name, cb)
@@ -119,10 +144,19 @@ func (b *builder) skipCallbacks(name string, cb *v3.Callback) {
 	}
 }
 
-func (b *builder) paramsV3(in []*v3.Parameter) []Parameter {
-	out := make([]Parameter, 0, len(in))
+// paramsV3 converts parameters; gaps lists what their schemas left
+// unconstrained, and broken is the warning of a parameter that is itself an
+// unresolved $ref (the operations using it are not imported).
+func (b *builder) paramsV3(in []*v3.Parameter) (out []Parameter, gaps []string, broken string) {
+	out = make([]Parameter, 0, len(in))
 	for _, p := range in {
-		if p == nil || p.Name == "" {
+		if p == nil {
+			continue
+		}
+		if msg := unresolvedOf(p.Extensions); msg != "" {
+			return nil, nil, msg
+		}
+		if p.Name == "" {
 			continue
 		}
 		sp := p.Schema
@@ -132,13 +166,15 @@ func (b *builder) paramsV3(in []*v3.Parameter) []Parameter {
 				break
 			}
 		}
+		schema, g := b.paramSchema(sp, p.Description)
+		gaps = append(gaps, g...)
 		out = append(out, Parameter{
 			Name: p.Name, In: p.In, Required: p.Required != nil && *p.Required || p.In == "path",
 			Description: p.Description, Style: p.Style, Explode: p.Explode,
-			Schema: b.paramSchema(sp, p.Description),
+			Schema: schema,
 		})
 	}
-	return out
+	return out, gaps, ""
 }
 
 func requestBodyV3(rb *v3.RequestBody) (*RequestBody, *base.SchemaProxy) {

@@ -199,6 +199,11 @@ func ordinaryEdit(cur *PolicyRecord, next policy.Policy) error {
 // writePolicy replaces the stored policy, bumping its version. Exposing a
 // tool clears a suspension: someone has looked at it again.
 func (db *DB) writePolicy(ctx context.Context, tx *sqlx.Tx, actor string, cur *PolicyRecord, p policy.Policy) error {
+	if p.Exposed && !cur.Policy.Exposed {
+		if err := checkSchemaGaps(ctx, tx, cur.ToolID); err != nil {
+			return err
+		}
+	}
 	suspended := cur.SuspendedReason
 	if p.Exposed {
 		suspended = ""

@@ -82,8 +82,10 @@ func (db *DB) preview(ctx context.Context, tx *sqlx.Tx, ttl time.Duration) (*Pre
 	return p, nil
 }
 
-// publishAttempts bounds how often Publish rebuilds when the state changed
-// between building and storing.
+// publishAttempts bounds how often Publish builds outside the write lock
+// when the state changed between building and storing; after that it
+// builds under the lock (publishLocked), which always succeeds, so N
+// concurrent publishers all publish instead of starving each other.
 const publishAttempts = 3
 
 // errStateChanged aborts a publish whose state changed after it was built.
@@ -108,9 +110,42 @@ func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, e
 			return rec, err
 		}
 		if attempt == publishAttempts {
-			return nil, apperr.Conflictf("The project kept changing while publishing; publish again.")
+			rec, err := db.publishLocked(ctx, req)
+			if err == nil {
+				db.local.bundles.Add(1)
+			}
+			return rec, err
 		}
 	}
+}
+
+// publishLocked builds, signs and stores under the write lock: nothing can
+// change between building and storing. Publish falls back to it after
+// losing the optimistic race publishAttempts times.
+func (db *DB) publishLocked(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
+	var rec *BundleRecord
+	err := db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
+		p, err := db.preview(ctx, tx, req.TTL)
+		if err != nil {
+			return err
+		}
+		if rec, err = signRecord(req, p.Next, 0); err != nil {
+			return err
+		}
+		return db.storePublished(ctx, tx, req, p, rec)
+	})
+	return rec, err
+}
+
+// storePublished inserts the signed bundle built from p and audits it.
+func (db *DB) storePublished(ctx context.Context, tx *sqlx.Tx, req PublishRequest, p *Preview, rec *BundleRecord) error {
+	if err := insertBundle(ctx, tx, rec); err != nil {
+		return err
+	}
+	after := map[string]any{"version": rec.Version, "tool_count": rec.ToolCount, "note": rec.Note,
+		"key_id": rec.KeyID, "etag": rec.ETag, "changes": p.Changes, "withheld": p.Withheld}
+	return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.publish",
+		Subject: subjectBundle(rec.Version), Before: currentVersionJSON(p.Current), After: auditJSON(after)})
 }
 
 func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
@@ -138,13 +173,7 @@ func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecor
 		if gen != p.Generation {
 			return errStateChanged
 		}
-		if err := insertBundle(ctx, tx, rec); err != nil {
-			return err
-		}
-		after := map[string]any{"version": rec.Version, "tool_count": rec.ToolCount, "note": rec.Note,
-			"key_id": rec.KeyID, "etag": rec.ETag, "changes": p.Changes, "withheld": p.Withheld}
-		return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.publish",
-			Subject: subjectBundle(rec.Version), Before: currentVersionJSON(p.Current), After: auditJSON(after)})
+		return db.storePublished(ctx, tx, req, p, rec)
 	})
 	if err != nil {
 		return nil, err

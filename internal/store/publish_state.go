@@ -91,7 +91,11 @@ func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error)
 	}
 	st := &publishState{}
 	seen := map[string]bool{}
+	blobs := newBlobReader(tx)
 	for _, r := range rows {
+		if r.OperationJSON, err = blobs.unpack(ctx, r.OperationJSON); err != nil {
+			return nil, fmt.Errorf("tool %s operation: %w", r.Name, err)
+		}
 		t, err := r.toolInput(approvals[r.ID])
 		if err != nil {
 			return nil, err

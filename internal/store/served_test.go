@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/risk"
 )
@@ -237,8 +236,9 @@ func TestBundleReadsWithoutPayload(t *testing.T) {
 }
 
 // Publish builds outside the write transaction; a change that lands in
-// between is never lost: the publish rebuilds from the new state, and
-// gives up with a Conflict if the state keeps moving.
+// between is never lost: the publish rebuilds from the new state, and if
+// the state keeps moving it builds under the write lock, where it cannot
+// move, and publishes that.
 func TestPublishRebuildsWhenStateMovedMeanwhile(t *testing.T) {
 	ctx := context.Background()
 	f := newPublishFixture(t)
@@ -261,13 +261,16 @@ func TestPublishRebuildsWhenStateMovedMeanwhile(t *testing.T) {
 		n++
 		f.tool(t, fmt.Sprintf("tool_%d", n), "GET", risk.Read, true)
 	}
-	_, err := f.db.Publish(ctx, PublishRequest{Actor: "admin@example.com", Key: f.key})
-	wantCode(t, err, apperr.Conflict)
-	if n != publishAttempts {
-		t.Fatalf("built %d times, want %d", n, publishAttempts)
+	last, err := f.db.Publish(ctx, PublishRequest{Actor: "admin@example.com", Key: f.key})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if v, _ := f.db.LatestBundleVersion(ctx); v != rec.Version {
-		t.Fatalf("a publish of a moving state was stored: latest v%d", v)
+	if n != publishAttempts {
+		t.Fatalf("built outside the lock %d times, want %d", n, publishAttempts)
+	}
+	// The locked build sees every tool added meanwhile: 2 + n.
+	if b := f.verified(t, last); last.Version != rec.Version+1 || len(b.Tools) != 2+n {
+		t.Fatalf("locked publish v%d with %d tools; want v%d with %d", last.Version, len(b.Tools), rec.Version+1, 2+n)
 	}
 }
 

@@ -51,11 +51,15 @@ func nonNil[T any](s []T) []T {
 // its old op key before a new operation may take it.
 // cols holds every tool's columns, encoded before the transaction
 // (planColumns).
-func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID int64, p *importer.Plan, cols map[string][]any) error {
+func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID int64, p *importer.Plan, planned *plannedColumns) error {
 	rec, err := projectDefaults(ctx, tx)
 	if err != nil {
 		return err
 	}
+	if err := storeBlobs(ctx, tx, planned.blobs); err != nil {
+		return err
+	}
+	cols := planned.tools
 	for _, c := range p.Changes {
 		switch c.Kind {
 		case importer.Changed, importer.Restored, importer.Unchanged:
@@ -87,32 +91,40 @@ func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, actor string, sourceID
 	return nil
 }
 
-// planColumns encodes the columns of every tool the plan writes, by tool
-// name; done before the write transaction, it keeps JSON encoding of large
-// schemas out of the time the write lock is held.
-func planColumns(p *importer.Plan) (map[string][]any, error) {
-	out := make(map[string][]any, len(p.Changes))
+// plannedColumns is every tool row a plan writes, encoded before the write
+// transaction so JSON encoding of large schemas stays out of the time the
+// write lock is held: the columns by tool name, and the shared schemas
+// (schema_blobs) they refer to.
+type plannedColumns struct {
+	tools map[string][]any
+	blobs map[string]string
+}
+
+// planColumns encodes the columns of every tool the plan writes.
+func planColumns(p *importer.Plan) (*plannedColumns, error) {
+	out := &plannedColumns{tools: make(map[string][]any, len(p.Changes)), blobs: map[string]string{}}
 	for _, c := range p.Changes {
 		if c.Kind == importer.Removed {
 			continue
 		}
-		cols, err := toolColumns(c)
+		cols, err := toolColumns(c, out.blobs)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %w", c.Tool, err)
 		}
-		out[c.Tool] = cols
+		out.tools[c.Tool] = cols
 	}
 	return out, nil
 }
 
-// toolColumns are the values of a tool row taken from the document.
-func toolColumns(c importer.Change) ([]any, error) {
-	opJSON, err := json.Marshal(c.Op)
+// toolColumns are the values of a tool row taken from the document; the
+// schemas its operation sets apart are added to blobs.
+func toolColumns(c importer.Change, blobs map[string]string) ([]any, error) {
+	opJSON, err := packOperation(c.Op, blobs)
 	if err != nil {
-		return nil, fmt.Errorf("encode operation: %w", err)
+		return nil, err
 	}
 	return []any{c.OpKey, c.Op.Method, c.Op.Path, c.Op.PathKey, c.Op.OperationID, c.Op.Summary, c.Op.Deprecated,
-		string(opJSON), c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String(),
+		opJSON, c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String(),
 		risk.RulesVersion}, nil
 }
 
@@ -138,6 +150,9 @@ func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c imp
 // updateTool refreshes a stored tool from the document. An override the
 // plan does not keep is cleared (see importer.Build).
 func (db *DB) updateTool(ctx context.Context, tx *sqlx.Tx, c importer.Change, cols []any) error {
+	if err := resetGapsAck(ctx, tx, c.Tool, c.Op.SchemaGaps); err != nil {
+		return err
+	}
 	q := `UPDATE tools SET op_key = ?, method = ?, path = ?, path_key = ?, operation_id = ?, summary = ?,
 		deprecated = ?, operation_json = ?, detected_class = ?, reasons_json = ?, class = ?, rules_version = ?,
 		removed_at = NULL, updated_at = ?`
@@ -210,12 +225,16 @@ func storedTools(ctx context.Context, tx *sqlx.Tx, sourceID int64) ([]importer.S
 		return nil, fmt.Errorf("stored tools: %w", err)
 	}
 	out := make([]importer.Stored, len(rows))
+	blobs := newBlobReader(tx)
 	for i, r := range rows {
 		s := importer.Stored{Name: r.Name, OpKey: r.OpKey, Overridden: r.OverrideBy != "", Removed: r.RemovedAt != nil, Exposed: r.Exposed}
-		if err := json.Unmarshal([]byte(r.OpJSON), &s.Op); err != nil {
+		opJSON, err := blobs.unpack(ctx, r.OpJSON)
+		if err != nil {
 			return nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
 		}
-		var err error
+		if err = json.Unmarshal([]byte(opJSON), &s.Op); err != nil {
+			return nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
+		}
 		if s.DetectedClass, err = risk.ParseClass(r.Detected); err != nil {
 			return nil, err
 		}

@@ -118,7 +118,11 @@ func (db *DB) ToolByName(ctx context.Context, name string) (*Tool, error) {
 			return err
 		}
 		out = &Tool{ToolSummary: sum, OpKey: row.OpKey, RiskOverrideReason: row.OverrideReason, RiskOverrideBy: row.OverrideBy}
-		if err := json.Unmarshal([]byte(row.OpJSON), &out.Operation); err != nil {
+		opJSON, err := newBlobReader(tx).unpack(ctx, row.OpJSON)
+		if err != nil {
+			return fmt.Errorf("tool %s operation: %w", name, err)
+		}
+		if err := json.Unmarshal([]byte(opJSON), &out.Operation); err != nil {
 			return fmt.Errorf("tool %s operation: %w", name, err)
 		}
 		if out.CreatedAt, err = parseTime(row.CreatedAt); err != nil {
