@@ -13,6 +13,7 @@ import (
 
 	"github.com/pb33f/go-yaml"
 
+	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/risk"
 )
@@ -36,7 +37,7 @@ func inspectFixtureDir(tb testing.TB) string {
 	}
 	fx := filepath.Join(dir, "..", "shared", "fixtures", "openapi")
 	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		tb.Skipf("fixture corpus not found at %s (%v); inspect on real documents not checked", fx, err)
+		corpus.Missing(tb, "fixture corpus not found at %s (%v); inspect on real documents not checked", fx, err)
 	}
 	return fx
 }

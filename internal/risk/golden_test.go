@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
 )
 
@@ -49,7 +50,7 @@ func fixtureDir(t testing.TB) string {
 	}
 	fx := filepath.Join(dir, "..", "shared", "fixtures", "openapi")
 	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		t.Skipf("fixture corpus not found at %s (%v); golden classification not checked", fx, err)
+		corpus.Missing(t, "fixture corpus not found at %s (%v); golden classification not checked", fx, err)
 	}
 	return fx
 }
