@@ -34,6 +34,10 @@ type NavItem struct {
 type Assets struct {
 	CSS  string
 	HTMX string
+	// JS is app.js: small behaviours that need script (the copy button);
+	// the CSP forbids inline script, so they live in this file.
+	JS   string
+	Icon string
 }
 
 // csrfHeaders is the hx-headers value: HTMX sends the CSRF token as a header
@@ -42,6 +46,26 @@ type Assets struct {
 func (p Page) csrfHeaders() string {
 	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": p.CSRF})
 	return string(b)
+}
+
+// activeNav is the label of the navigation entry for this page, shown
+// beside the collapsed menu on narrow screens.
+func (p Page) activeNav() string {
+	for _, n := range p.Nav {
+		if n.Active {
+			return n.Label
+		}
+	}
+	return ""
+}
+
+// pendingCount sums the navigation badges, for the collapsed menu.
+func (p Page) pendingCount() int {
+	n := 0
+	for _, e := range p.Nav {
+		n += e.Count
+	}
+	return n
 }
 
 // htmxConfig lets HTMX swap 4xx/5xx responses (the error handler retargets

@@ -21,12 +21,13 @@ func (s *Server) routes() {
 	// this an anonymous POST could make the server read an unbounded upload.
 	// The largest legitimate body is an import upload (maxUploadBytes).
 	e.Pre(middleware.BodyLimit(maxRequestBody))
-	e.Use(s.recoverPanics, s.logRequests, securityHeaders, s.csrf(), s.loadSession)
+	e.Use(s.recoverPanics, s.logRequests, securityHeaders, varyOnHTMX, s.csrf(), s.loadSession)
 
 	// Anyone, signed in or not.
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/static/:name", s.staticFile)
+	e.GET("/favicon.ico", s.favicon)
 	e.GET("/login", s.loginForm)
 	e.POST("/login", s.loginSubmit)
 	e.GET("/setup", s.setupForm)
