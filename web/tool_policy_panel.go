@@ -1,10 +1,10 @@
 package web
 
 import (
-	"net/url"
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
