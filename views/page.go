@@ -69,9 +69,12 @@ func (p Page) pendingCount() int {
 }
 
 // htmxConfig lets HTMX swap 4xx/5xx responses (the error handler retargets
-// them to #flash) and turns off the inline indicator <style> that the CSP
-// would refuse.
-const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}]}`
+// them to #flash), turns off the inline indicator <style> that the CSP
+// would refuse, and keeps no page snapshots in localStorage (they would
+// hold CSRF tokens and data past sign-out): Back after an HTMX navigation
+// fetches the page again with HX-History-Restore-Request, which gets the
+// full page (web.isHTMX).
+const htmxConfig = `{"includeIndicatorStyles":false,"historyCacheSize":0,"allowEval":false,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}]}`
 
 // FormError is a message about one field (or the whole form when Field is "").
 type FormError struct {
