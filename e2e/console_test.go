@@ -188,7 +188,9 @@ func TestBackAfterSortIsFullPage(t *testing.T) {
 	var mu sync.Mutex
 	restores := 0
 	page.OnRequest(func(r playwright.Request) {
-		if v, _ := r.HeaderValue("hx-history-restore-request"); v == "true" {
+		// Headers, not HeaderValue: the latter waits for the response,
+		// which deadlocks inside an event handler.
+		if r.Headers()["hx-history-restore-request"] == "true" {
 			mu.Lock()
 			restores++
 			mu.Unlock()

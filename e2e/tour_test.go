@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -50,6 +51,7 @@ func TestTour(t *testing.T) {
 	}{{"desktop", desktop}, {"narrow", narrow}} {
 		t.Run(size.name, func(t *testing.T) {
 			_, page := a.signIn(t, size.vp, "admin@example.com", password)
+			csp := watchCSP(page)
 			for _, p := range tourPages {
 				resp, err := page.Goto(p.path)
 				must(t, err)
@@ -70,12 +72,47 @@ func TestTour(t *testing.T) {
 				if overflow != "" {
 					t.Errorf("%s scrolls sideways: %v", p.path, overflow)
 				}
+				if size.vp == narrow {
+					noWideElements(t, page, p.path)
+				}
 				shot(t, page, p.name)
 				if size.vp == desktop {
 					checkKeyboard(t, page, p.path)
 				}
 			}
+			// An HTMX sort and a filter: the swaps must not trip the CSP
+			// (htmx's inline indicator styles are configured off).
+			must(t, goTo(page, "/tools"))
+			if size.vp == desktop { // a phone's cards have no column headers
+				must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Path", Exact: playwright.Bool(true)}).Click())
+				must(t, page.WaitForURL("**/tools?sort=path"))
+			}
+			must(t, page.GetByLabel("Search").Fill("order"))
+			must(t, page.WaitForURL("**/tools?*q=order*"))
+			shot(t, page, "tools-sorted")
+			if v := csp(); len(v) > 0 {
+				t.Errorf("%d CSP violations in the console during the tour, e.g. %q", len(v), v[0])
+			}
 		})
+	}
+}
+
+// watchCSP collects the console messages that report a Content Security
+// Policy violation on page; call the returned function to read them.
+func watchCSP(page playwright.Page) func() []string {
+	var mu sync.Mutex
+	var seen []string
+	page.OnConsole(func(m playwright.ConsoleMessage) {
+		if text := m.Text(); strings.Contains(text, "Content Security Policy") || strings.Contains(text, "Refused to") {
+			mu.Lock()
+			seen = append(seen, text)
+			mu.Unlock()
+		}
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
 	}
 }
 
