@@ -144,7 +144,8 @@ func reasonVMs(rs []risk.Reason) []views.RiskReasonVM {
 func auditVMs(es []audit.Entry) []views.AuditEntryVM {
 	out := make([]views.AuditEntryVM, len(es))
 	for i, e := range es {
-		out[i] = views.AuditEntryVM{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After}
+		out[i] = views.AuditEntryVM{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After,
+			Diff: auditDiff(e.Before, e.After)}
 	}
 	return out
 }
@@ -158,6 +159,9 @@ func changeRequestVM(cr *store.ChangeRequest, me *store.User, now time.Time) (vi
 	vm := views.ChangeRequestVM{ID: cr.ID, ToolName: cr.ToolName, Class: cr.Class.String(), Reasons: reasonVMs(cr.Reasons),
 		Kind: cr.Kind.Title(), Reason: cr.Reason, Requester: cr.RequesterEmail, Age: age(now.Sub(cr.RequestedAt)),
 		Status: cr.Status, Decider: cr.DeciderEmail, Comment: cr.Comment, VoidReason: cr.VoidReason, Diff: diffRowVMs(diff)}
+	if !cr.DecidedAt.IsZero() {
+		vm.DecidedAt = consoleTime(cr.DecidedAt)
+	}
 	pending := cr.Status == store.StatusPending
 	vm.CanWithdraw = pending && cr.RequestedBy == me.ID
 	vm.CanDecide = pending && cr.RequestedBy != me.ID && me.Has(auth.RoleApprover)
