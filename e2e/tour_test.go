@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -72,10 +73,11 @@ func TestTour(t *testing.T) {
 				if overflow != "" {
 					t.Errorf("%s scrolls sideways: %v", p.path, overflow)
 				}
+				shot(t, page, p.name)
 				if size.vp == narrow {
 					noWideElements(t, page, p.path)
+					shotScreen(t, page, p.name+"-top")
 				}
-				shot(t, page, p.name)
 				if size.vp == desktop {
 					checkKeyboard(t, page, p.path)
 				}
@@ -90,6 +92,28 @@ func TestTour(t *testing.T) {
 			must(t, page.GetByLabel("Search").Fill("order"))
 			must(t, page.WaitForURL("**/tools?*q=order*"))
 			shot(t, page, "tools-sorted")
+
+			// An audit entry opens as a field-by-field diff.
+			must(t, goTo(page, "/audit?action=source.import"))
+			must(t, page.GetByTestId("audit-change").First().Locator("summary").Click())
+			visible(t, page.GetByTestId("audit-change").First().GetByTestId("diff"))
+			if size.vp == narrow {
+				noWideElements(t, page, "/audit (diff open)")
+			}
+			shot(t, page, "audit-diff")
+
+			// A new runtime token is shown once: it fits the window and
+			// the copy button (app.js, no inline script) works.
+			must(t, goTo(page, "/tokens"))
+			must(t, page.GetByLabel("Name").Fill("tour-token-" + size.name))
+			must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create token"}).Click())
+			visible(t, page.GetByTestId("new-token-value"))
+			must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Copy"}).Click())
+			visible(t, page.Locator("#new-token-value-status").GetByText(regexp.MustCompile(`Copied|Selected`)))
+			if size.vp == narrow {
+				noWideElements(t, page, "/tokens (new token)")
+			}
+			shot(t, page, "token-created")
 			if v := csp(); len(v) > 0 {
 				t.Errorf("%d CSP violations in the console during the tour, e.g. %q", len(v), v[0])
 			}
