@@ -105,7 +105,7 @@ func TestTour(t *testing.T) {
 			// A new runtime token is shown once: it fits the window and
 			// the copy button (app.js, no inline script) works.
 			must(t, goTo(page, "/tokens"))
-			must(t, page.GetByLabel("Name").Fill("tour-token-" + size.name))
+			must(t, page.GetByLabel("Name").Fill("tour-token-"+size.name))
 			must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create token"}).Click())
 			visible(t, page.GetByTestId("new-token-value"))
 			must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Copy"}).Click())
