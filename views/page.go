@@ -81,3 +81,22 @@ type FormError struct {
 	Field   string
 	Message string
 }
+
+func formWide(errs []FormError) bool {
+	for _, e := range errs {
+		if e.Field == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldInvalid reports whether errs has a problem with field.
+func fieldInvalid(errs []FormError, field string) bool {
+	for _, e := range errs {
+		if e.Field == field {
+			return true
+		}
+	}
+	return false
+}

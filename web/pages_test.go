@@ -154,3 +154,23 @@ func TestPolicySaveNoticeAndFailure(t *testing.T) {
 		t.Error("preview describes the clamped attempts")
 	}
 }
+
+// TestFieldErrorsAtTheField: single-field forms put the refusal at the
+// field, mark it invalid and keep what was typed.
+func TestFieldErrorsAtTheField(t *testing.T) {
+	a := newTestApp(t, true)
+	a.importDoc("pets", petsDoc(""))
+	res := a.do(request{method: "POST", path: "/tokens", cookie: a.sessionCookie("admin"), csrf: true,
+		form: url.Values{"name": {"no spaces allowed"}}})
+	wantStatus(t, res, 400)
+	wantHTML(t, res.Body.String(), in("input#name[aria-invalid]", hasAttr("value", "no spaces allowed")),
+		in("#name-error[data-testid=field-error]"), none("[data-testid=form-error]"))
+	res = a.do(request{method: "POST", path: "/tools/getPet/risk", cookie: a.sessionCookie("admin"), csrf: true,
+		form: url.Values{"class": {"PRIVILEGED"}, "reason": {" "}}})
+	wantStatus(t, res, 400)
+	wantHTML(t, res.Body.String(), in("textarea#raise-reason[aria-invalid]"), in("#raise-reason-error", hasText("Say why")))
+	res = a.do(request{method: "POST", path: "/tools/getPet/risk", cookie: a.sessionCookie("admin"), csrf: true,
+		form: url.Values{"class": {"READ"}, "reason": {"because"}}})
+	wantStatus(t, res, 400)
+	wantHTML(t, res.Body.String(), in("#raise-class-error", hasText("choose a higher class")))
+}
