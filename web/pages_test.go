@@ -89,6 +89,9 @@ func TestHTMXHistoryRestoreGetsFullPage(t *testing.T) {
 	frag := a.do(request{method: "GET", path: "/tools?sort=path", cookie: a.sessionCookie("viewer"), header: map[string]string{"HX-Request": "true"}})
 	wantStatus(t, frag, 200)
 	wantHTML(t, frag.Body.String(), none("html body header.topbar"), in("[data-testid=tools-table]"))
+	if got := frag.Header().Get("HX-Push-Url"); got != "/tools?sort=path" {
+		t.Errorf("HX-Push-Url %q, want the short /tools?sort=path", got)
+	}
 	restore := a.do(request{method: "GET", path: "/tools?sort=path", cookie: a.sessionCookie("viewer"),
 		header: map[string]string{"HX-Request": "true", "HX-History-Restore-Request": "true"}})
 	wantStatus(t, restore, 200)

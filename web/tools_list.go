@@ -24,6 +24,9 @@ func (s *Server) toolsList(c echo.Context) error {
 	}
 	results := toolResults(c, q, page)
 	if isHTMX(c) {
+		// The filter form would push every field, empty ones included;
+		// the address bar gets the same short URL the links use.
+		c.Response().Header().Set("HX-Push-Url", toolsURL(q))
 		return render(c, http.StatusOK, views.ToolsResults(results))
 	}
 	facets, err := s.deps.Store.ListToolFacets(ctx)
