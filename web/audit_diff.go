@@ -13,8 +13,35 @@ import (
 // the action records) into the rows the approvals page shows: one per leaf
 // field, by dotted path, where the two sides differ. A side that is absent
 // shows "—". Lists are compared whole, as compact JSON.
+//
+// A change request's entry wraps its proposal ({"request":…, "kind":…,
+// "after": policy}) while its before is the bare policy: the wrapper's own
+// fields are listed first as context and the policy is compared with the
+// policy, field by field, instead of every field showing as new.
 func auditDiff(before, after string) []views.DiffRowVM {
-	b, a := flattenJSON(before), flattenJSON(after)
+	bv, av := parseJSON(before), parseJSON(after)
+	var context []views.DiffRowVM
+	if bm, ok := bv.(map[string]any); ok {
+		if am, ok := av.(map[string]any); ok {
+			if inner, ok := am["after"].(map[string]any); ok {
+				if _, wrapped := bm["after"]; !wrapped {
+					rest := map[string]any{}
+					for k, v := range am {
+						if k != "after" {
+							rest[k] = v
+						}
+					}
+					context = diffFlat(map[string]string{}, flatten(rest))
+					av = inner
+				}
+			}
+		}
+	}
+	return append(context, diffFlat(flatten(bv), flatten(av))...)
+}
+
+// diffFlat lists the paths whose text differs between b and a, sorted.
+func diffFlat(b, a map[string]string) []views.DiffRowVM {
 	keys := make([]string, 0, len(b)+len(a))
 	for k := range b {
 		keys = append(keys, k)
@@ -44,21 +71,31 @@ func auditDiff(before, after string) []views.DiffRowVM {
 	return out
 }
 
-// flattenJSON maps each leaf of a JSON document to its text. A value that is
-// not an object (or not JSON at all) is one leaf named "value".
-func flattenJSON(s string) map[string]string {
-	out := map[string]string{}
+// absent stands for an empty side (nothing before a creation).
+type absent struct{}
+
+// parseJSON decodes s keeping numbers exact; text that is not JSON stays a
+// string, and "" is absent.
+func parseJSON(s string) any {
 	if strings.TrimSpace(s) == "" {
-		return out
+		return absent{}
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		out["value"] = s
-		return out
+		return s
 	}
-	flattenInto(out, "", v)
+	return v
+}
+
+// flatten maps each leaf of v to its text. A value that is not an object is
+// one leaf named "value".
+func flatten(v any) map[string]string {
+	out := map[string]string{}
+	if _, ok := v.(absent); !ok {
+		flattenInto(out, "", v)
+	}
 	return out
 }
 

@@ -23,6 +23,10 @@ func TestAuditDiff(t *testing.T) {
 		{"big numbers stay exact", `{"n":12345678901234567890}`, `{"n":12345678901234567891}`,
 			[]views.DiffRowVM{{Field: "n", Before: "12345678901234567890", After: "12345678901234567891"}}},
 		{"same", `{"a":1}`, `{"a":1}`, nil},
+		{"change request wraps its proposal", `{"exposed":false,"timeout_ms":8000}`,
+			`{"request":7,"kind":"expose_risky","after":{"exposed":true,"timeout_ms":8000}}`,
+			[]views.DiffRowVM{{Field: "kind", Before: "—", After: "expose_risky"}, {Field: "request", Before: "—", After: "7"},
+				{Field: "exposed", Before: "false", After: "true"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
