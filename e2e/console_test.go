@@ -83,6 +83,16 @@ func TestToolsListDense(t *testing.T) {
 	}
 	shot(t, page, "desktop")
 
+	// The header stays on screen while the rows scroll under it.
+	top, err := page.Evaluate(`() => { window.scrollTo(0, 1200); return document.querySelector('[data-testid=tools-table] thead th').getBoundingClientRect().top; }`)
+	must(t, err)
+	if y := toFloat(top); y < -1 || y > 1 {
+		t.Errorf("after scrolling, the table header is at %vpx, want it stuck at the top", y)
+	}
+	shotScreen(t, page, "desktop-scrolled")
+	_, err = page.Evaluate(`() => window.scrollTo(0, 0)`)
+	must(t, err)
+
 	// The risk reasons open from the badge, over the rows below.
 	must(t, page.GetByTestId("tool-row").First().GetByTestId("tool-class").Click())
 	visible(t, page.GetByTestId("tool-row").First().Locator("details.reasons ul"))
