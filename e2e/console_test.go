@@ -140,6 +140,16 @@ const wideElements = `() => {
 		if (!clipped) out.push(e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).replace(/ /g, '.') : '') +
 			' ' + Math.round(r.right) + 'px: ' + e.outerHTML.slice(0, 80));
 	}
+	// A box that scrolls or cuts its content sideways hides part of the
+	// page too; ellipsis text (.clip), code blocks (pre) and
+	// screen-reader text (.sr-only) may.
+	for (const e of document.body.querySelectorAll('*')) {
+		if (!e.checkVisibility() || e.closest('.clip, pre, .sr-only')) continue;
+		const s = getComputedStyle(e);
+		if (s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1)
+			out.push('inside ' + e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).replace(/ /g, '.') : '') +
+				' ' + e.scrollWidth + 'px > ' + e.clientWidth + 'px: ' + e.outerHTML.slice(0, 80));
+	}
 	return out.slice(0, 5);
 }`
 
