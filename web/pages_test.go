@@ -177,3 +177,26 @@ func TestFieldErrorsAtTheField(t *testing.T) {
 	wantStatus(t, res, 400)
 	wantHTML(t, res.Body.String(), in("#raise-class-error", hasText("choose a higher class")))
 }
+
+// TestActionCancelReturns: an explicit action opened from the tool page
+// cancels back to the tool page and, once requested, ends there.
+func TestActionCancelReturns(t *testing.T) {
+	a := newTestApp(t, true)
+	a.importDoc("pets", petsDoc(""))
+	wantHTML(t, a.get("/tools/deletePet", "admin", nil),
+		in("a[href='/tools/deletePet/actions/expose?return_to=%2Ftools%2FdeletePet']"))
+	wantHTML(t, a.get("/tools/deletePet/actions/expose?return_to=%2Ftools%2FdeletePet", "admin", nil),
+		in("[data-testid=cancel]", hasAttr("href", "/tools/deletePet")),
+		in("input[name=return_to]", hasAttr("value", "/tools/deletePet")),
+		in("[data-testid=warning]"))
+	res := a.do(request{method: "POST", path: "/tools/deletePet/actions/expose", cookie: a.sessionCookie("admin"), csrf: true,
+		form: url.Values{"return_to": {"/tools/deletePet"}, "reason": {"the clean-up agent needs it"}, "confirm_name": {"deletePet"}}})
+	wantStatus(t, res, 303)
+	if to := res.Header().Get("Location"); to != "/tools/deletePet?done=requested" {
+		t.Errorf("requested → %s", to)
+	}
+	wantHTML(t, a.get("/tools/deletePet?done=requested", "admin", nil), in("[data-testid=notice]", hasText("Change request created")))
+	// Another site is never a return target.
+	wantHTML(t, a.get("/tools/deletePet/actions/expose?return_to=https%3A%2F%2Fevil.example", "admin", nil),
+		in("[data-testid=cancel]", hasAttr("href", "/")))
+}
