@@ -1,6 +1,7 @@
 # toolgate: `make run` starts the console, `make test` checks everything.
-# Every target installs what a fresh machine lacks (npm packages, Debian
-# chromium) or stops with a one-line instruction.
+# Building and running need only Go (htmx is committed in static/); the
+# checks install what a fresh machine lacks (npm packages for the browser
+# driver, Debian chromium) or stop with a one-line instruction.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -12,6 +13,15 @@ GO_DIRS   = cmd internal web views static migrations e2e
 CHROMIUM  = /usr/bin/chromium
 HTMX_SRC  = node_modules/htmx.org/dist/htmx.min.js
 NPM_STAMP = node_modules/.package-lock.json
+# Flags for `toolgate serve` in `make run`, e.g.
+#   make run ARGS="--addr 127.0.0.1:9000 --data-dir /tmp/toolgate"
+ARGS     ?=
+# Test results (go test -json, one file per run) that `make test-summary` counts.
+RESULTS   = .test-results
+GOTESTSUM = $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-empty-pkg
+# Tests that need the real-world corpus (../shared/fixtures) fail rather
+# than skip when it is missing (see internal/corpus).
+export TOOLGATE_REQUIRE_CORPUS = 1
 
 # Fuzz targets run briefly (FUZZ_TIME executions) by `make test`: space-separated
 # package:FuzzName pairs. Add yours with `FUZZ_TARGETS += ./pkg:FuzzX`.
@@ -34,11 +44,12 @@ $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-static/htmx.min.js: $(NPM_STAMP)
-	cp $(HTMX_SRC) $@
-
-.PHONY: static
-static: static/htmx.min.js ## copy pinned front-end assets into static/
+# static/htmx.min.js is committed so a Go-only clone builds; after changing
+# the pinned version in package.json, `make htmx` copies it in (commit it;
+# TestHTMXMatchesLock in ./static fails while the two differ).
+.PHONY: htmx
+htmx: $(NPM_STAMP) ## copy the pinned htmx from node_modules into static/
+	cp $(HTMX_SRC) static/htmx.min.js
 
 .PHONY: chromium
 chromium: ## install Debian chromium for the browser tests if missing
@@ -51,7 +62,7 @@ chromium: ## install Debian chromium for the browser tests if missing
 	fi
 
 .PHONY: setup
-setup: static chromium ## install everything the build and tests need
+setup: $(NPM_STAMP) chromium ## install what the checks need (npm packages, chromium)
 
 # --- build and run -------------------------------------------------------
 
@@ -60,28 +71,31 @@ generate: ## regenerate templ views (views/*_templ.go)
 	$(GO) tool templ generate -path views
 
 .PHONY: build
-build: static ## build bin/toolgate
+build: ## build bin/toolgate
 	$(GO) build -o bin/toolgate ./cmd/toolgate
 
 .PHONY: run
-run: static ## run the console on 127.0.0.1:8080 (prints the first-run setup link)
-	$(GO) run ./cmd/toolgate serve
+run: ## run the console (default 127.0.0.1:8080, ./data); ARGS="--addr … --data-dir …" to change
+	$(GO) run ./cmd/toolgate serve $(ARGS)
 
 # --- checks --------------------------------------------------------------
 
 .PHONY: test
-test: setup fmt-check vet staticcheck templ-check unit fuzz e2e ## everything CI runs
+test: setup ## everything CI runs; ends with the line "N passed, N failed"
+	@rm -rf $(RESULTS)
+	@status=0; $(MAKE) --no-print-directory fmt-check vet staticcheck templ-check unit fuzz e2e || status=$$?; \
+	$(MAKE) -s --no-print-directory test-summary; exit $$status
 
 .PHONY: fmt-check
 fmt-check:
 	@out=$$(gofmt -l $(GO_DIRS)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 .PHONY: vet
-vet: static
+vet:
 	$(GO) vet $(PKGS)
 
 .PHONY: staticcheck
-staticcheck: static
+staticcheck:
 	$(GO) tool staticcheck $(PKGS)
 
 .PHONY: templ-check
@@ -91,13 +105,14 @@ templ-check: ## fail when generated views are stale
 	  echo "views/*_templ.go are stale: run 'make generate' and commit"; git status --short -- views; exit 1; fi
 
 .PHONY: unit
-unit: static ## unit tests with the race detector (browser tests run in `e2e`)
-	$(GO) test -race -short $$($(GO) list $(PKGS) | grep -v /e2e$$)
+unit: ## unit tests with the race detector (browser tests run in `e2e`)
+	@mkdir -p $(RESULTS)
+	$(GOTESTSUM) --jsonfile $(RESULTS)/unit.json -- -race -short $$($(GO) list $(PKGS) | grep -v /e2e$$)
 	@# The real-world fixture corpus (8 MB of OpenAPI) skips under -race -short;
 	@# it runs here without the race detector (the parser and classifier are
 	@# single-goroutine; the store's corpus import is one transaction).
-	$(GO) test ./internal/openapi ./internal/risk
-	$(GO) test -run 'Fixtures' ./internal/store
+	$(GOTESTSUM) --jsonfile $(RESULTS)/corpus.json -- ./internal/openapi ./internal/risk
+	$(GOTESTSUM) --jsonfile $(RESULTS)/corpus-store.json -- -run 'Fixtures' ./internal/store
 
 # The risk engine against ../shared/labels/dev-risk-labels.tsv (confusion
 # matrix, exact agreement, risky rows under-classified — headline on
@@ -110,15 +125,30 @@ risk-report: ## risk engine vs the dev labels and the goldens (confusion matrix,
 	  | grep -Ev '^ *(=== (RUN|PAUSE|CONT)|--- PASS: TestClassShare/)'
 
 .PHONY: fuzz
-fuzz: static
+fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 	  echo "fuzz $$t for $(FUZZ_TIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZ_TIME) "$${t%%:*}"; \
 	done
 
 .PHONY: e2e
-e2e: static chromium ## browser tests (screenshots in e2e/artifacts/)
-	TOOLGATE_E2E=1 $(GO) test -count=1 -v ./e2e/ 2>&1 | grep -Ev '^=== (RUN|PAUSE|CONT)'
+e2e: $(NPM_STAMP) chromium ## browser tests (screenshots in e2e/artifacts/)
+	@mkdir -p $(RESULTS)
+	TOOLGATE_E2E=1 $(GOTESTSUM) --format testname --jsonfile $(RESULTS)/e2e.json -- -count=1 ./e2e/
+
+# Counts every test (subtests included) of the last unit/corpus/e2e runs from
+# their go test -json files; a package that did not build counts as failed.
+.PHONY: test-summary
+test-summary: ## print "N passed, N failed" for the last `make test`
+	@files=$$(ls $(RESULTS)/*.json 2>/dev/null || true); \
+	if [ -z "$$files" ]; then echo "0 passed, 0 failed (no results in $(RESULTS)/)"; exit 0; fi; \
+	count() { cat $$files | grep -cE "$$1" || true; }; \
+	passed=$$(count '"Action":"pass","Package":"[^"]*","Test":'); \
+	failed=$$(count '"Action":"fail","Package":"[^"]*","Test":'); \
+	broken=$$(count '"FailedBuild":'); \
+	skipped=$$(count '"Action":"skip","Package":"[^"]*","Test":'); \
+	echo "$$skipped skipped"; \
+	echo "$$passed passed, $$((failed + broken)) failed"
 
 # --- benchmarks (loopback only, bounded in time) -----------------------------
 

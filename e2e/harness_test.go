@@ -147,6 +147,20 @@ func shot(t *testing.T, page playwright.Page, name string) {
 	artifacts.Unlock()
 }
 
+// shotScreen saves only what the window shows (artifacts/<test>-<name>.png):
+// a long phone page shrunk to fit a review screen is unreadable.
+func shotScreen(t *testing.T, page playwright.Page, name string) {
+	t.Helper()
+	file := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()) + "-" + name + ".png"
+	path := filepath.Join(artifacts.dir, file)
+	if _, err := page.Screenshot(playwright.PageScreenshotOptions{Path: playwright.String(path)}); err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	artifacts.Lock()
+	artifacts.files = append(artifacts.files, path)
+	artifacts.Unlock()
+}
+
 func listArtifacts() {
 	artifacts.Lock()
 	defer artifacts.Unlock()

@@ -3,7 +3,9 @@ package e2e
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -50,6 +52,7 @@ func TestTour(t *testing.T) {
 	}{{"desktop", desktop}, {"narrow", narrow}} {
 		t.Run(size.name, func(t *testing.T) {
 			_, page := a.signIn(t, size.vp, "admin@example.com", password)
+			csp := watchCSP(page)
 			for _, p := range tourPages {
 				resp, err := page.Goto(p.path)
 				must(t, err)
@@ -71,11 +74,72 @@ func TestTour(t *testing.T) {
 					t.Errorf("%s scrolls sideways: %v", p.path, overflow)
 				}
 				shot(t, page, p.name)
+				if size.vp == narrow {
+					noWideElements(t, page, p.path)
+					shotScreen(t, page, p.name+"-top")
+				}
 				if size.vp == desktop {
 					checkKeyboard(t, page, p.path)
 				}
 			}
+			// An HTMX sort and a filter: the swaps must not trip the CSP
+			// (htmx's inline indicator styles are configured off).
+			must(t, goTo(page, "/tools"))
+			if size.vp == desktop {
+				must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Path", Exact: playwright.Bool(true)}).Click())
+			} else { // a phone's cards have no column headers: a select sorts
+				_, err := page.GetByLabel("Sort by").SelectOption(playwright.SelectOptionValues{Values: &[]string{"path"}})
+				must(t, err)
+			}
+			must(t, page.WaitForURL("**/tools?sort=path"))
+			must(t, page.GetByLabel("Search").Fill("order"))
+			must(t, page.WaitForURL("**/tools?*q=order*"))
+			shot(t, page, "tools-sorted")
+
+			// An audit entry opens as a field-by-field diff.
+			must(t, goTo(page, "/audit?action=source.import"))
+			must(t, page.GetByTestId("audit-change").First().Locator("summary").Click())
+			visible(t, page.GetByTestId("audit-change").First().GetByTestId("diff"))
+			if size.vp == narrow {
+				noWideElements(t, page, "/audit (diff open)")
+			}
+			shot(t, page, "audit-diff")
+
+			// A new runtime token is shown once: it fits the window and
+			// the copy button (app.js, no inline script) works.
+			must(t, goTo(page, "/tokens"))
+			must(t, page.GetByLabel("Name").Fill("tour-token-"+size.name))
+			must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create token"}).Click())
+			visible(t, page.GetByTestId("new-token-value"))
+			must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Copy"}).Click())
+			visible(t, page.Locator("#new-token-value-status").GetByText(regexp.MustCompile(`Copied|Selected`)))
+			if size.vp == narrow {
+				noWideElements(t, page, "/tokens (new token)")
+			}
+			shot(t, page, "token-created")
+			if v := csp(); len(v) > 0 {
+				t.Errorf("%d CSP violations in the console during the tour, e.g. %q", len(v), v[0])
+			}
 		})
+	}
+}
+
+// watchCSP collects the console messages that report a Content Security
+// Policy violation on page; call the returned function to read them.
+func watchCSP(page playwright.Page) func() []string {
+	var mu sync.Mutex
+	var seen []string
+	page.OnConsole(func(m playwright.ConsoleMessage) {
+		if text := m.Text(); strings.Contains(text, "Content Security Policy") || strings.Contains(text, "Refused to") {
+			mu.Lock()
+			seen = append(seen, text)
+			mu.Unlock()
+		}
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
 	}
 }
 

@@ -61,7 +61,7 @@ func UsersPage(m UsersView) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"card\"><div class=\"heading-row\"><h1>Users</h1><a class=\"button\" href=\"/users/new\">Add user</a></div><div class=\"table-wrap\"><table data-testid=\"users-table\"><thead><tr><th scope=\"col\">Email</th><th scope=\"col\">Roles</th><th scope=\"col\">Status</th><th scope=\"col\"><span class=\"sr-only\">Actions</span></th></tr></thead> <tbody>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"card\"><div class=\"heading-row\"><h1>Users</h1><a class=\"button\" href=\"/users/new\">Add user</a></div><div class=\"table-wrap\"><table class=\"dense\" data-testid=\"users-table\"><thead><tr><th scope=\"col\">Email</th><th scope=\"col\">Roles</th><th scope=\"col\">Status</th><th scope=\"col\"><span class=\"sr-only\">Actions</span></th></tr></thead> <tbody>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -38,7 +38,7 @@ func loadAssets() (*assets, error) {
 		a.files[e.Name()] = b
 		a.hashes[e.Name()] = hex.EncodeToString(sum[:8])
 	}
-	for _, need := range []string{"app.css", "htmx.min.js"} {
+	for _, need := range []string{"app.css", "htmx.min.js", "app.js", "favicon.ico"} {
 		if _, ok := a.files[need]; !ok {
 			return nil, fmt.Errorf("load static files: %s is missing (run `make static`)", need)
 		}
@@ -49,7 +49,14 @@ func loadAssets() (*assets, error) {
 func (a *assets) url(name string) string { return "/static/" + name + "?v=" + a.hashes[name] }
 
 func (a *assets) urls() views.Assets {
-	return views.Assets{CSS: a.url("app.css"), HTMX: a.url("htmx.min.js")}
+	return views.Assets{CSS: a.url("app.css"), HTMX: a.url("htmx.min.js"), JS: a.url("app.js"), Icon: a.url("favicon.ico")}
+}
+
+// favicon answers the browser's automatic /favicon.ico request (pages also
+// link the hashed /static URL); it would otherwise be a 404 on every page.
+func (s *Server) favicon(c echo.Context) error {
+	c.Response().Header().Set("Cache-Control", "public, max-age=86400")
+	return c.Blob(http.StatusOK, "image/x-icon", s.assets.files["favicon.ico"])
 }
 
 // staticFile serves one embedded file. Only a request carrying the current
@@ -67,5 +74,9 @@ func (s *Server) staticFile(c echo.Context) error {
 		h.Set("Cache-Control", "no-cache")
 	}
 	h.Set("ETag", `"`+s.assets.hashes[name]+`"`)
-	return c.Blob(http.StatusOK, mime.TypeByExtension(path.Ext(name)), b)
+	typ := mime.TypeByExtension(path.Ext(name))
+	if typ == "" {
+		typ = "application/octet-stream"
+	}
+	return c.Blob(http.StatusOK, typ, b)
 }

@@ -15,6 +15,7 @@ func init() {
 		{"GET", "/healthz", ok, ok, ok, ok},
 		{"GET", "/readyz", ok, ok, ok, ok},
 		{"GET", "/static/:name", ok, ok, ok, ok},
+		{"GET", "/favicon.ico", ok, ok, ok, ok},
 		{"GET", "/login", ok, see, see, see},
 		{"POST", "/login", unauth, unauth, unauth, unauth},
 		{"GET", "/setup", gone, gone, gone, gone}, // users exist: the setup link is dead

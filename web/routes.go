@@ -19,12 +19,13 @@ func (s *Server) routes() {
 	// Every body is bounded (limitBodies) before the CSRF check parses a
 	// form; upload routes skip both and get uploadGuard after their role
 	// check instead (bodylimit.go).
-	e.Use(s.logRequests, s.recoverPanics, securityHeaders, limitBodies, s.csrf(), s.loadSession)
+	e.Use(s.logRequests, s.recoverPanics, securityHeaders, varyOnHTMX, limitBodies, s.csrf(), s.loadSession)
 
 	// Anyone, signed in or not.
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	e.GET("/static/:name", s.staticFile)
+	e.GET("/favicon.ico", s.favicon)
 	e.GET("/login", s.loginForm)
 	e.POST("/login", s.loginSubmit)
 	e.GET("/setup", s.setupForm)

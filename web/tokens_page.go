@@ -55,6 +55,10 @@ func (s *Server) tokensCreate(c echo.Context) error {
 		return verr
 	}
 	if problem {
+		// Every refusal here is about the name (empty, malformed, taken).
+		for i := range errs {
+			errs[i].Field = "name"
+		}
 		m.Errors, m.Name = errs, name
 		return render(c, status, views.TokensPage(m))
 	}

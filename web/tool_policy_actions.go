@@ -31,7 +31,7 @@ func (s *Server) toolActionForm(c echo.Context) error {
 		return err
 	}
 	m := actionView(rec, c.Param("kind"))
-	m.Page = s.page(c, m.Heading)
+	m.Page, m.ReturnTo = s.page(c, m.Heading), policyReturn(c, rec)
 	if kind == store.KindExposeRisky {
 		m.Diff = diffRows(rec.Policy, exposed(rec.Policy))
 	}
@@ -46,6 +46,7 @@ func (s *Server) toolActionSubmit(c echo.Context) error {
 		return err
 	}
 	m := actionView(rec, c.Param("kind"))
+	m.ReturnTo = policyReturn(c, rec)
 	m.Reason, m.Mode, m.Attempts = c.FormValue("reason"), c.FormValue("mode"), c.FormValue("attempts")
 	m.Header, m.Source, m.Argument, m.NewClass = c.FormValue("header"), c.FormValue("source"), c.FormValue("argument"), c.FormValue("new_class")
 	m.Retry500, m.Retry501 = c.FormValue("retry_500") != "", c.FormValue("retry_501") != ""
@@ -71,7 +72,7 @@ func (s *Server) toolActionSubmit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return seeOther(c, "/tools/"+rec.ToolName+"/policy?done=requested")
+	return seeOther(c, withDone(m.ReturnTo, "requested"))
 }
 
 func (s *Server) actionTarget(c echo.Context) (*store.PolicyRecord, store.ChangeKind, error) {

@@ -32,7 +32,12 @@ func (s *Server) toolPolicyPage(c echo.Context) error {
 	return s.renderPolicyPage(c, http.StatusOK, rec, panel)
 }
 
+// When the form came from the tool's own page (return_to), that page is
+// rendered instead, with this panel.
 func (s *Server) renderPolicyPage(c echo.Context, status int, rec *store.PolicyRecord, panel views.ToolPolicyPanelVM) error {
+	if path, _, _ := strings.Cut(panel.ReturnTo, "?"); path == "/tools/"+rec.ToolName {
+		return s.renderToolWith(c, status, views.RaiseRiskVM{}, &panel)
+	}
 	m := views.ToolPolicyPageView{Page: s.page(c, rec.ToolName+" policy"), Panel: panel, Summary: rec.Summary}
 	return render(c, status, views.ToolPolicyPage(m))
 }

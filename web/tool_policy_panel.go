@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func (s *Server) panelFor(c echo.Context, rec *store.PolicyRecord, returnTo stri
 		CanEdit: me.Has(auth.RoleAdmin), ReturnTo: safeNext(returnTo),
 	}
 	if m.CanEdit {
-		m.Actions = explicitActions(rec)
+		m.Actions = explicitActions(rec, m.ReturnTo)
 	}
 	pending, err := s.deps.Store.ChangeRequests(ctx, store.ChangeRequestFilter{ToolID: rec.ToolID, Pending: true})
 	if err != nil {
@@ -85,6 +86,11 @@ func policyPreview(rec *store.PolicyRecord, candidate policy.Policy, fieldErrs m
 		}
 	}
 	p.Invalid = invalidLines(fieldErrs, candidate.Validate())
+	if len(p.Invalid) > 0 {
+		// What Explain says is about the clamped values (9 attempts read as
+		// 5): describing them beside the error would contradict the form.
+		p.Lines, p.Warnings, p.WorstCase = nil, nil, ""
+	}
 	return p
 }
 
@@ -106,19 +112,22 @@ func invalidLines(fieldErrs map[string]string, validation error) []string {
 }
 
 // explicitActions lists the R10 actions that make sense for the tool now.
-func explicitActions(rec *store.PolicyRecord) []views.ExplicitActionVM {
+// Each link carries returnTo, so Cancel and the finished request lead back
+// to the page the person came from.
+func explicitActions(rec *store.PolicyRecord, returnTo string) []views.ExplicitActionVM {
 	base := "/tools/" + rec.ToolName + "/actions/"
+	back := "?return_to=" + url.QueryEscape(returnTo)
 	var out []views.ExplicitActionVM
 	if rec.Class >= risk.Destructive && !rec.Policy.Exposed {
-		out = append(out, views.ExplicitActionVM{Label: "Expose this tool…", Href: base + "expose",
+		out = append(out, views.ExplicitActionVM{Label: "Expose this tool…", Href: base + "expose" + back,
 			Hint: rec.Class.String() + " tools are exposed only after approval."})
 	}
 	if !policy.IsSafeMethod(rec.Method) {
-		out = append(out, views.ExplicitActionVM{Label: "Enable retry…", Href: base + "retry",
+		out = append(out, views.ExplicitActionVM{Label: "Enable retry…", Href: base + "retry" + back,
 			Hint: "A " + rec.Method + " is retried only with an idempotency key or an idempotency assertion."})
 	}
 	if rec.Class > risk.Read {
-		out = append(out, views.ExplicitActionVM{Label: "Lower the risk class…", Href: base + "lower-risk",
+		out = append(out, views.ExplicitActionVM{Label: "Lower the risk class…", Href: base + "lower-risk" + back,
 			Hint: "When the detected class overstates the risk."})
 	}
 	return out
@@ -135,7 +144,8 @@ func reasonVMs(rs []risk.Reason) []views.RiskReasonVM {
 func auditVMs(es []audit.Entry) []views.AuditEntryVM {
 	out := make([]views.AuditEntryVM, len(es))
 	for i, e := range es {
-		out[i] = views.AuditEntryVM{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After}
+		out[i] = views.AuditEntryVM{ID: e.ID, At: e.At, Actor: e.Actor, Action: e.Action, Subject: e.Subject, Before: e.Before, After: e.After,
+			Diff: auditDiff(e.Before, e.After)}
 	}
 	return out
 }
@@ -150,6 +160,9 @@ func changeRequestVM(cr *store.ChangeRequest, me *store.User, now time.Time) (vi
 		Kind: cr.Kind.Title(), Reason: cr.Reason, Requester: cr.RequesterEmail, Age: age(now.Sub(cr.RequestedAt)),
 		Status: cr.Status, Decider: cr.DeciderEmail, Comment: cr.Comment, VoidReason: cr.VoidReason, Diff: diffRowVMs(diff),
 		Digest: cr.DefinitionDigest}
+	if !cr.DecidedAt.IsZero() {
+		vm.DecidedAt = consoleTime(cr.DecidedAt)
+	}
 	pending := cr.Status == store.StatusPending
 	vm.CanWithdraw = pending && cr.RequestedBy == me.ID
 	vm.CanDecide = pending && cr.RequestedBy != me.ID && me.Has(auth.RoleApprover)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,6 +24,9 @@ func (s *Server) toolsList(c echo.Context) error {
 	}
 	results := toolResults(c, q, page)
 	if isHTMX(c) {
+		// The filter form would push every field, empty ones included;
+		// the address bar gets the same short URL the links use.
+		c.Response().Header().Set("HX-Push-Url", toolsURL(q))
 		return render(c, http.StatusOK, views.ToolsResults(results))
 	}
 	facets, err := s.deps.Store.ListToolFacets(ctx)
@@ -40,7 +44,8 @@ func (s *Server) toolsList(c echo.Context) error {
 func toolResults(c echo.Context, q store.ToolQuery, page *store.ToolPage) views.ToolResultsVM {
 	pages := max(1, (page.Total+q.PerPage-1)/q.PerPage)
 	m := views.ToolResultsVM{CSRF: csrfToken(c), Total: page.Total, Page: q.Page, Pages: pages, Sorts: toolSorts(q),
-		CanBulk: currentUser(c).Has(auth.RoleAdmin)}
+		CanBulk: currentUser(c).Has(auth.RoleAdmin), Filtered: q.Source != "" || q.Class != "" || q.Method != "" ||
+			q.Tag != "" || q.Exposure != "" || q.Removed || q.Text != ""}
 	if q.Page > 1 {
 		prev := q
 		prev.Page--
@@ -63,11 +68,31 @@ func toolResults(c echo.Context, q store.ToolQuery, page *store.ToolPage) views.
 // toolRowVM puts the retry summary of the effective policy beside the
 // risk class, so the two decisions are read together.
 func toolRowVM(t store.ToolSummary) views.ToolRowVM {
+	eff := policy.Effective(t.Method, t.Policy)
 	row := views.ToolRowVM{Name: t.Name, Source: t.Source, Method: t.Method, Path: t.PathKey, Summary: t.Summary,
-		Deprecated: t.Deprecated, Class: t.Class.String(), Retry: policy.Describe(t.Method, policy.Effective(t.Method, t.Policy)),
-		Exposed: t.Exposed, Suspended: t.SuspendedReason}
+		Deprecated: t.Deprecated, Class: t.Class.String(), Retry: policy.Describe(t.Method, eff),
+		RetryShort: retryShort(t.Method, eff), Exposed: t.Exposed, Suspended: t.SuspendedReason}
 	for _, r := range t.Reasons {
 		row.Reasons = append(row.Reasons, views.ToolReasonVM{Code: r.Code, Text: r.Text})
 	}
 	return row
+}
+
+// retryShort is the tools table's retry column: the number of attempts an
+// effective policy allows and what makes retrying a mutation safe ("3× key",
+// "3× idempotent"), or "off" when R1 leaves a mutation one attempt.
+func retryShort(method string, eff policy.Policy) string {
+	n := strconv.Itoa(eff.Retry.Attempts) + "×"
+	switch {
+	case policy.IsSafeMethod(method):
+		return n
+	case eff.Retry.Attempts <= 1:
+		return "off"
+	case eff.IdempotencyKey != nil:
+		return n + " key"
+	case eff.Idempotent:
+		return n + " idempotent"
+	default:
+		return n
+	}
 }

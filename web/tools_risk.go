@@ -1,6 +1,8 @@
 package web
 
 import (
+	"strings"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/apperr"
@@ -16,12 +18,21 @@ func (s *Server) toolsRaiseRisk(c echo.Context) error {
 		return err
 	}
 	to, err := risk.ParseClass(c.FormValue("class"))
+	field := "class"
 	if err != nil {
 		err = apperr.Invalidf("Choose a risk class.")
 	} else {
 		err = s.deps.Store.RaiseToolClass(c.Request().Context(), currentUser(c).Email, name, to, reason)
+		// The store refuses a missing or overlong reason, or a class that
+		// is not higher: put the message at the field it is about.
+		if strings.TrimSpace(reason) == "" || strings.Contains(apperr.MessageOf(err), "reason") {
+			field = "reason"
+		}
 	}
 	if status, errs, ok := formProblem(err); ok {
+		for i := range errs {
+			errs[i].Field = field
+		}
 		return s.renderTool(c, status, views.RaiseRiskVM{Reason: reason, Errors: errs})
 	}
 	if err != nil {

@@ -24,19 +24,29 @@ func (s *Server) toolsShow(c echo.Context) error {
 }
 
 func (s *Server) renderTool(c echo.Context, status int, raise views.RaiseRiskVM) error {
+	return s.renderToolWith(c, status, raise, nil)
+}
+
+// renderToolWith renders the tool page; a non-nil panel (a policy form that
+// failed, with the person's values) replaces the stored one, so a failed
+// save shows the same page the form was on.
+func (s *Server) renderToolWith(c echo.Context, status int, raise views.RaiseRiskVM, panel *views.ToolPolicyPanelVM) error {
 	t, err := s.deps.Store.ToolByName(c.Request().Context(), c.Param("name"))
 	if err != nil {
 		return err
 	}
 	m := toolDetail(t)
 	m.Page = s.page(c, t.Name)
+	m.Notice = policyNotices[c.QueryParam("done")]
 	if c.QueryParam("done") == "raised" {
 		m.Notice = "Risk class raised."
 	}
 	if err := s.schemaGapsVM(c, t, &m); err != nil {
 		return err
 	}
-	if t.RemovedAt == nil {
+	if panel != nil {
+		m.Panel = panel
+	} else if t.RemovedAt == nil {
 		panel, err := s.toolPolicyPanel(c, t.ID)
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pb33f/go-yaml"
 
+	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/risk"
 )
@@ -44,7 +45,7 @@ func inspectFixtureDir(tb testing.TB) string {
 			break
 		}
 	}
-	tb.Skipf("fixture corpus not found next to %s or above; inspect on real documents not checked", dir)
+	corpus.Missing(tb, "fixture corpus not found next to %s or above; inspect on real documents not checked", dir)
 	return ""
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/corpus"
 )
 
 // corpusDir finds shared/fixtures/openapi next to the module root or next to
@@ -55,7 +57,7 @@ func fixtureDir(tb testing.TB) string {
 	}
 	dir, err := corpusDir()
 	if err != nil {
-		tb.Fatalf("corpus test: %v", err)
+		corpus.Missing(tb, "skipping corpus test: %v", err)
 	}
 	return dir
 }

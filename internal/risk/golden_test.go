@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
 )
 
@@ -70,7 +71,7 @@ func dirExists(p string) bool {
 // corpus runs in the separate plain `go test` of `make unit`); a run
 // without -short FAILS when it is missing, so `make unit` cannot pass
 // without checking the goldens.
-func fixtureDir(t testing.TB, corpus string) string {
+func fixtureDir(t testing.TB, set string) string {
 	t.Helper()
 	// `go test -race -short` leaves the corpus to a run without -race:
 	// parsing 8 MB under the race detector costs about three times its CPU,
@@ -78,15 +79,12 @@ func fixtureDir(t testing.TB, corpus string) string {
 	if raceDetector && testing.Short() {
 		t.Skip("-short under -race: the fixture corpus runs in a separate go test without -race")
 	}
-	fx := sharedDir(t, filepath.Join("fixtures", corpus))
-	if corpus == corpusMore && *moreDir != "" {
+	fx := sharedDir(t, filepath.Join("fixtures", set))
+	if set == corpusMore && *moreDir != "" {
 		fx = *moreDir
 	}
 	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		if testing.Short() {
-			t.Skipf("-short: fixture corpus not found at %s (%v)", fx, err)
-		}
-		t.Fatalf("fixture corpus not found at %s (%v): the golden classification cannot be checked", fx, err)
+		corpus.Missing(t, "fixture corpus not found at %s (%v); golden classification not checked", fx, err)
 	}
 	return fx
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
 )
 
@@ -28,7 +29,7 @@ func fixtureDir(tb testing.TB) string {
 	}
 	fx := filepath.Join(filepath.Dir(dir), "shared", "fixtures", "openapi")
 	if _, err := os.Stat(fx); err != nil {
-		tb.Skipf("fixtures not present at %s: skipping fixture imports", fx)
+		corpus.Missing(tb, "fixtures not present at %s: skipping fixture imports", fx)
 	}
 	return fx
 }
