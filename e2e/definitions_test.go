@@ -49,6 +49,8 @@ func TestReimportShowsTheDefinitionDiff(t *testing.T) {
 	_, approver := a.signIn(t, desktop, "approver@example.com", approverPassword)
 	must(t, goTo(approver, "/approvals"))
 	must(t, approver.GetByTestId("approve").Click())
+	visible(t, approver.GetByTestId("approve-confirm"))
+	must(t, approver.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Approve and apply"}).Click())
 	visible(t, approver.GetByTestId("notice").GetByText("Approved and applied."))
 
 	// The re-import: new description text and a new argument.
