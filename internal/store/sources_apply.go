@@ -209,6 +209,17 @@ func (db *DB) suspendTool(ctx context.Context, tx *sqlx.Tx, actor, name, reason 
 
 // storedTools returns every tool of a source, removed ones included.
 func storedTools(ctx context.Context, tx *sqlx.Tx, sourceID int64) ([]importer.Stored, error) {
+	out, _, err := loadStored(ctx, tx, `WHERE t.source_id = ? ORDER BY t.id`, sourceID)
+	if err != nil {
+		return nil, fmt.Errorf("stored tools: %w", err)
+	}
+	return out, nil
+}
+
+// loadStored reads the tools that where selects as the importer sees them
+// (operation JSON with its shared schemas expanded), with the rules
+// version that classified each.
+func loadStored(ctx context.Context, tx *sqlx.Tx, where string, args ...any) ([]importer.Stored, []int, error) {
 	var rows []struct {
 		Name       string  `db:"name"`
 		OpKey      string  `db:"op_key"`
@@ -218,32 +229,34 @@ func storedTools(ctx context.Context, tx *sqlx.Tx, sourceID int64) ([]importer.S
 		OverrideBy string  `db:"risk_override_by"`
 		RemovedAt  *string `db:"removed_at"`
 		Exposed    bool    `db:"exposed"`
+		Version    int     `db:"rules_version"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT t.name, t.op_key, t.operation_json, t.detected_class, t.class,
-		t.risk_override_by, t.removed_at, COALESCE(p.exposed, 0) AS exposed
-		FROM tools t LEFT JOIN tool_policies p ON p.tool_id = t.id WHERE t.source_id = ? ORDER BY t.id`, sourceID); err != nil {
-		return nil, fmt.Errorf("stored tools: %w", err)
+		t.risk_override_by, t.removed_at, COALESCE(p.exposed, 0) AS exposed, t.rules_version
+		FROM tools t LEFT JOIN tool_policies p ON p.tool_id = t.id `+where, args...); err != nil {
+		return nil, nil, err
 	}
 	out := make([]importer.Stored, len(rows))
+	versions := make([]int, len(rows))
 	blobs := newBlobReader(tx)
 	for i, r := range rows {
 		s := importer.Stored{Name: r.Name, OpKey: r.OpKey, Overridden: r.OverrideBy != "", Removed: r.RemovedAt != nil, Exposed: r.Exposed}
 		opJSON, err := blobs.unpack(ctx, r.OpJSON)
 		if err != nil {
-			return nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
+			return nil, nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
 		}
 		if err = json.Unmarshal([]byte(opJSON), &s.Op); err != nil {
-			return nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
+			return nil, nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
 		}
 		if s.DetectedClass, err = risk.ParseClass(r.Detected); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if s.Class, err = risk.ParseClass(r.Class); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out[i] = s
+		out[i], versions[i] = s, r.Version
 	}
-	return out, nil
+	return out, versions, nil
 }
 
 // importStamp digests everything planImport read that can change without

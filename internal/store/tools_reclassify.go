@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
@@ -110,39 +109,9 @@ func (db *DB) applyReclass(ctx context.Context, tx *sqlx.Tx, actor string, r imp
 // outdatedTools returns the tools classified by another rules version,
 // with that version.
 func outdatedTools(ctx context.Context, tx *sqlx.Tx) ([]importer.Stored, []int, error) {
-	var rows []struct {
-		Name       string  `db:"name"`
-		OpKey      string  `db:"op_key"`
-		OpJSON     string  `db:"operation_json"`
-		Detected   string  `db:"detected_class"`
-		Class      string  `db:"class"`
-		OverrideBy string  `db:"risk_override_by"`
-		RemovedAt  *string `db:"removed_at"`
-		Exposed    bool    `db:"exposed"`
-		Version    int     `db:"rules_version"`
-	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT t.name, t.op_key, t.operation_json, t.detected_class, t.class,
-		t.risk_override_by, t.removed_at, COALESCE(p.exposed, 0) AS exposed, t.rules_version
-		FROM tools t LEFT JOIN tool_policies p ON p.tool_id = t.id WHERE t.rules_version <> ? ORDER BY t.id`,
-		risk.RulesVersion); err != nil {
+	stored, versions, err := loadStored(ctx, tx, `WHERE t.rules_version <> ? ORDER BY t.id`, risk.RulesVersion)
+	if err != nil {
 		return nil, nil, fmt.Errorf("outdated tools: %w", err)
-	}
-	stored := make([]importer.Stored, len(rows))
-	versions := make([]int, len(rows))
-	for i, r := range rows {
-		s := importer.Stored{Name: r.Name, OpKey: r.OpKey, Overridden: r.OverrideBy != "", Removed: r.RemovedAt != nil,
-			Exposed: r.Exposed}
-		if err := json.Unmarshal([]byte(r.OpJSON), &s.Op); err != nil {
-			return nil, nil, fmt.Errorf("stored tool %s: %w", r.Name, err)
-		}
-		var err error
-		if s.DetectedClass, err = risk.ParseClass(r.Detected); err != nil {
-			return nil, nil, err
-		}
-		if s.Class, err = risk.ParseClass(r.Class); err != nil {
-			return nil, nil, err
-		}
-		stored[i], versions[i] = s, r.Version
 	}
 	return stored, versions, nil
 }
