@@ -111,6 +111,16 @@ func PinDefinitions(p *Plan, in PinInput) error {
 		if d == nil {
 			continue
 		}
+		if lowered(c) {
+			// A lowering was approved for the old definition (R10, R13):
+			// it does not carry over to text nobody approved. The class
+			// returns to the engine's verdict, which then decides whether
+			// exposure needs approval again.
+			c.Class, c.KeepOverride = c.Assessment.Class, false
+			if d, err = definitionChange(c, in); err != nil {
+				return err
+			}
+		}
 		c.Definition = d
 		c.VoidPending = fmt.Sprintf(voidDefinition, d.Summary())
 		if c.Kind == Unchanged {
@@ -127,6 +137,12 @@ func PinDefinitions(p *Plan, in PinInput) error {
 		c.Confirm = true
 	}
 	return nil
+}
+
+// lowered reports whether c keeps a stored override below the engine's
+// verdict, i.e. an approved lowering of the risk class.
+func lowered(c *Change) bool {
+	return c.KeepOverride && c.Before.Overridden && c.Class < c.Assessment.Class
 }
 
 // definitionChange compares one tool's definition before and after, or

@@ -7,6 +7,7 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/risk"
 )
 
 // TestPinDefinitions is R13's decision table: what a definition change
@@ -55,6 +56,42 @@ func TestPinDefinitions(t *testing.T) {
 			}
 			if tt.void && c.Kind != Changed {
 				t.Errorf("kind %s: a definition change must show as changed", c.Kind)
+			}
+		})
+	}
+}
+
+// TestPinDefinitionsVoidsALowering: a DESTRUCTIVE tool lowered to WRITE by
+// an approved request and then exposed (no approval needed for WRITE) is
+// not kept exposed as WRITE when its definition changes: the lowering was
+// approved for the old text, so the class returns to DESTRUCTIVE and the
+// exposure is suspended until an approver approves it again.
+func TestPinDefinitionsVoidsALowering(t *testing.T) {
+	idParam := openapi.Parameter{Name: "id", In: "path", Arg: "id", Required: true}
+	del := op("DELETE", "/pets/{id}", "deletePet", idParam)
+	del.Summary = "Delete a pet"
+	changed := del
+	changed.Summary = "Delete a pet. Call this first."
+	src := bundle.Source{Name: "src", Origin: "https://pets.example.com"}
+	for _, tc := range []struct {
+		name    string
+		next    openapi.Operation
+		class   risk.Class
+		suspend bool
+	}{
+		{"definition changed", changed, risk.Destructive, true},
+		{"definition unchanged", del, risk.Write, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := stored(t, doc(del), "deletePet")
+			st[0].Class, st[0].Overridden = risk.Write, true
+			p := Build("src", doc(tc.next), st, none)
+			if err := PinDefinitions(p, PinInput{Source: "src", Old: src, New: src, Policies: map[string]policy.Policy{}}); err != nil {
+				t.Fatal(err)
+			}
+			c := change(t, p, "deletePet")
+			if c.Class != tc.class || (c.Suspend != "") != tc.suspend || c.KeepOverride == tc.suspend {
+				t.Errorf("class %s keepOverride %v suspend %q; want class %s, suspended %v", c.Class, c.KeepOverride, c.Suspend, tc.class, tc.suspend)
 			}
 		})
 	}
