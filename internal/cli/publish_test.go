@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,7 +111,11 @@ func TestPublishExportVerifyCLI(t *testing.T) {
 	}
 	db, _ = store.Open(ctx, config.DBPath(dir))
 	defer db.Close()
-	if _, err := db.AuthenticateRuntime(ctx, tok); err == nil {
+	active, _, err := db.ActiveRuntimeTokens(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(active, func(a store.ActiveRuntimeToken) bool { return a.Hash == store.HashRuntimeToken(tok) }) {
 		t.Fatal("revoked token still authenticates")
 	}
 	entries, _ := db.AuditEntries(ctx)

@@ -2,61 +2,12 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/toolgate/toolgate/internal/apperr"
 )
-
-// errBadRuntimeToken is the one answer for an unknown, malformed or revoked
-// token: telling them apart would help only someone guessing tokens.
-var errBadRuntimeToken = apperr.Unauthorizedf("The runtime token is missing, unknown or revoked.")
-
-// RuntimeAuth is what the runtime API needs per request: which token, and
-// which bundle is current (version 0 and ETag "" before the first publish).
-type RuntimeAuth struct {
-	TokenID        int64
-	TokenName      string
-	CurrentVersion int64
-	CurrentETag    string
-}
-
-// AuthenticateRuntime checks a bearer token against the database and reads
-// the current bundle's version and ETag in one statement. The console's
-// runtime API does not call it per request: it answers from an in-memory
-// token index and bundle (web/api_state.go, fed by ActiveRuntimeTokens and
-// ServedBundle); this is the one-off check for tools and tests.
-func (db *DB) AuthenticateRuntime(ctx context.Context, token string) (*RuntimeAuth, error) {
-	if len(token) < len(RuntimeTokenPrefix)+8 || len(token) > 200 {
-		return nil, errBadRuntimeToken
-	}
-	var row struct {
-		ID      int64  `db:"id"`
-		Name    string `db:"name"`
-		Revoked bool   `db:"revoked"`
-		Version int64  `db:"version"`
-		ETag    string `db:"etag"`
-	}
-	err := db.db.GetContext(ctx, &row, `SELECT t.id, t.name, t.revoked_at IS NOT NULL AS revoked,
-			COALESCE(b.version, 0) AS version, COALESCE(b.etag, '') AS etag
-		FROM runtime_tokens t
-		LEFT JOIN (SELECT version, etag FROM bundles ORDER BY version DESC LIMIT 1) b ON 1 = 1
-		WHERE t.token_hash = ?`, hashToken(token))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errBadRuntimeToken
-	}
-	if err != nil {
-		return nil, fmt.Errorf("authenticate runtime: %w", err)
-	}
-	if row.Revoked {
-		return nil, errBadRuntimeToken
-	}
-	return &RuntimeAuth{TokenID: row.ID, TokenName: row.Name, CurrentVersion: row.Version, CurrentETag: row.ETag}, nil
-}
 
 // RuntimeFetch is one bundle fetch as a runtime described itself.
 type RuntimeFetch struct {
