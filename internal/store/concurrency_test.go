@@ -48,15 +48,7 @@ func holdWriteLock(t *testing.T, path string) (release func()) {
 // internal error.
 func TestReadsDoNotWaitForAHeldWriteLock(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "toolgate.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, path := mustOpenFile(t)
 	now := time.Now().UTC()
 	db.Now = func() time.Time { return now }
 	admin := mustUser(t, db, "admin@example.com", auth.RoleAdmin)
@@ -166,15 +158,7 @@ func TestReadsDoNotWaitForAHeldWriteLock(t *testing.T) {
 // and waited) makes the import a Conflict that writes nothing.
 func TestImportRefusesAPlanOvertakenByAWrite(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "toolgate.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, path := mustOpenFile(t)
 	first := mustImport(t, db, "pets", testDoc(t, "https://pets.example.com", petOps))
 	moved := []testOp{ // getPet moves: it would be suspended only if it were exposed
 		{"GET", "/pets", "listPets", "List pets", nil},
@@ -222,4 +206,20 @@ func TestImportRefusesAPlanOvertakenByAWrite(t *testing.T) {
 	if s := res.Plan.Suspended(); len(s) != 1 || s[0].Tool != "getPet" {
 		t.Fatalf("suspended %+v, want getPet", s)
 	}
+}
+
+// mustOpenFile opens a migrated database in a file of its own and returns
+// its path, for tests that open a second connection to the same file.
+func mustOpenFile(t *testing.T) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "toolgate.db")
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db, path
 }

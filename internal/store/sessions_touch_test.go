@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -43,15 +42,7 @@ func TestSessionActiveEvery20sNeverIdlesOut(t *testing.T) {
 // finds the database busy is skipped without failing the request.
 func TestSessionUserWritesOnlyWhenATouchIsDue(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "toolgate.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, path := mustOpenFile(t)
 	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now }
 	u := mustUser(t, db, "a@example.com", auth.RoleViewer)
