@@ -22,6 +22,10 @@ GOTESTSUM = $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-e
 # Tests that need the real-world corpus (../shared/fixtures) fail rather
 # than skip when it is missing (see internal/corpus).
 export TOOLGATE_REQUIRE_CORPUS = 1
+# Tests that need a real OCI registry (internal/ocitest starts Debian's
+# docker-registry on loopback) fail rather than skip when it is missing.
+export TOOLGATE_REQUIRE_REGISTRY = 1
+REGISTRY  = /usr/bin/docker-registry
 
 # Fuzz targets run briefly (FUZZ_TIME executions) by `make test`: space-separated
 # package:FuzzName pairs. Add yours with `FUZZ_TARGETS += ./pkg:FuzzX`.
@@ -61,8 +65,18 @@ chromium: ## install Debian chromium for the browser tests if missing
 	  fi; \
 	fi
 
+.PHONY: registry
+registry: ## install Debian docker-registry (a real OCI registry) for the tests if missing
+	@if [ ! -x $(REGISTRY) ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y docker-registry; \
+	  else \
+	    echo "registry tests need $(REGISTRY): run 'sudo apt-get update && sudo apt-get install -y docker-registry'"; exit 1; \
+	  fi; \
+	fi
+
 .PHONY: setup
-setup: $(NPM_STAMP) chromium ## install what the checks need (npm packages, chromium)
+setup: $(NPM_STAMP) chromium registry ## install what the checks need (npm packages, chromium)
 
 # --- build and run -------------------------------------------------------
 

@@ -15,6 +15,8 @@ require (
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/opencontainers/go-digest v1.0.0
+	github.com/opencontainers/image-spec v1.1.1
 	github.com/pb33f/go-yaml v0.1.1
 	github.com/pb33f/libopenapi v0.42.4
 	github.com/playwright-community/playwright-go v0.5200.1
@@ -29,6 +31,7 @@ require (
 	golang.org/x/crypto v0.59.0
 	golang.org/x/net v0.62.0
 	modernc.org/sqlite v1.62.0
+	oras.land/oras-go/v2 v2.7.0
 )
 
 require (

@@ -1,0 +1,87 @@
+package oci
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+)
+
+// Pulled is the answer to one pull.
+type Pulled struct {
+	// NotModified: the tag still resolves to the digest the caller had;
+	// nothing but the HEAD request was made and Signed is nil.
+	NotModified bool
+	// Signed is the layer: the JWS as the console signed it (unverified).
+	Signed []byte
+	// Digest is the manifest's digest, the ETag equivalent.
+	Digest string
+}
+
+// Pull resolves tag (one HEAD request); when it points at knownDigest the
+// answer is NotModified. Otherwise it fetches the manifest, checks it is a
+// bundle artifact with exactly one bundle layer within the size bound, and
+// fetches that layer (oras checks both against their digests). The bytes
+// are not trusted: the caller verifies them.
+func (c *Client) Pull(ctx context.Context, tag, knownDigest string) (Pulled, error) {
+	desc, err := c.repo.Resolve(ctx, tag)
+	if err != nil {
+		return Pulled{}, c.wrap("pull "+tag, err)
+	}
+	if knownDigest != "" && desc.Digest == digestOf(knownDigest) {
+		return Pulled{NotModified: true, Digest: knownDigest}, nil
+	}
+	layer, err := c.bundleLayer(ctx, desc)
+	if err != nil {
+		return Pulled{}, c.wrap("pull "+tag, err)
+	}
+	signed, err := content.FetchAll(ctx, c.repo, layer)
+	if err != nil {
+		return Pulled{}, c.wrap("pull "+tag, err)
+	}
+	return Pulled{Signed: signed, Digest: desc.Digest.String()}, nil
+}
+
+// fetchManifest resolves ref and reads its manifest (bounded, digest
+// checked).
+func (c *Client) fetchManifest(ctx context.Context, ref string) (ocispec.Descriptor, []byte, error) {
+	desc, err := c.repo.Resolve(ctx, ref)
+	if err != nil {
+		return desc, nil, err
+	}
+	raw, err := c.readManifest(ctx, desc)
+	return desc, raw, err
+}
+
+func (c *Client) readManifest(ctx context.Context, desc ocispec.Descriptor) ([]byte, error) {
+	if desc.Size > maxManifestBytes {
+		return nil, fmt.Errorf("manifest is %d bytes, more than %d", desc.Size, maxManifestBytes)
+	}
+	return content.FetchAll(ctx, c.repo, desc)
+}
+
+// bundleLayer reads the manifest desc points at and returns its bundle
+// layer, refusing anything that is not one of our artifacts.
+func (c *Client) bundleLayer(ctx context.Context, desc ocispec.Descriptor) (ocispec.Descriptor, error) {
+	if desc.MediaType != ocispec.MediaTypeImageManifest {
+		return ocispec.Descriptor{}, fmt.Errorf("not a bundle: media type %q, want an OCI image manifest", desc.MediaType)
+	}
+	raw, err := c.readManifest(ctx, desc)
+	if err != nil {
+		return ocispec.Descriptor{}, err
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return ocispec.Descriptor{}, fmt.Errorf("not a bundle: manifest: %w", err)
+	}
+	if m.ArtifactType != MediaType || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaType {
+		return ocispec.Descriptor{}, fmt.Errorf("not a bundle: want artifactType and one layer of %s", MediaType)
+	}
+	layer := m.Layers[0]
+	if layer.Size <= 0 || layer.Size > c.maxBytes {
+		return ocispec.Descriptor{}, fmt.Errorf("bundle layer is %d bytes, want 1..%d", layer.Size, c.maxBytes)
+	}
+	return layer, nil
+}
