@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/oci"
 	"github.com/toolgate/toolgate/internal/runtime"
 )
 
@@ -19,7 +20,10 @@ import (
 // console and serve their tools to agents over MCP (streamable HTTP on a
 // loopback address, or stdio for clients that start the runtime).
 type runtimeCmd struct {
-	Console         string `name:"console" env:"TOOLGATE_CONSOLE_URL" required:"" placeholder:"URL" help:"Console base URL, e.g. http://127.0.0.1:8080."`
+	Console         string `name:"console" env:"TOOLGATE_CONSOLE_URL" placeholder:"URL" help:"Console base URL, e.g. http://127.0.0.1:8080. Required unless --bundle-source names a registry; with one, the runtime still reports to the console's fleet view."`
+	BundleSource    string `name:"bundle-source" env:"TOOLGATE_BUNDLE_SOURCE" placeholder:"oci://HOST[:PORT]/REPO" help:"Pull bundles from this OCI registry's 'latest' tag instead of the console; verified exactly as from the console."`
+	RegistryCreds   string `name:"registry-credentials-file" env:"TOOLGATE_REGISTRY_CREDENTIALS_FILE" placeholder:"FILE" help:"JSON {\"username\",\"password\"} for the registry. Or set TOOLGATE_REGISTRY_USERNAME and TOOLGATE_REGISTRY_PASSWORD."`
+	RegistryPlain   bool   `name:"registry-plain-http" help:"Talk plain HTTP to the registry (a loopback registry in development; production registries use TLS)."`
 	TokenFile       string `name:"token-file" env:"TOOLGATE_RUNTIME_TOKEN_FILE" placeholder:"FILE" help:"File holding the runtime token ('toolgate token create'). Or set TOOLGATE_RUNTIME_TOKEN."`
 	DataDir         string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Data directory; the runtime keeps its last good bundle and trusted keys in DATA_DIR/runtime."`
 	Key             string `name:"key" placeholder:"JWKS_FILE" help:"Pinned public keys bundles must be signed with ('toolgate keys export')."`
@@ -123,16 +127,26 @@ func (c *runtimeCmd) startMetrics(ctx context.Context, logger *slog.Logger, rt *
 // options turns flags and environment into runtime.Options; secrets come
 // from files or the environment only.
 func (c *runtimeCmd) options(env *Env, logger *slog.Logger) (runtime.Options, error) {
-	token, err := c.token(env)
-	if err != nil {
-		return runtime.Options{}, err
+	var token string
+	if c.Console != "" || c.BundleSource == "" {
+		var err error
+		if token, err = c.token(env); err != nil {
+			return runtime.Options{}, err
+		}
 	}
-	opts := runtime.Options{ConsoleURL: c.Console, Token: token, Name: c.Name, DataDir: c.DataDir,
+	opts := runtime.Options{ConsoleURL: c.Console, BundleSource: c.BundleSource, Token: token, Name: c.Name, DataDir: c.DataDir,
 		TrustOnFirstUse: c.TrustOnFirstUse, PollInterval: c.PollInterval, PollJitter: c.PollJitter,
 		MaxStaleness: c.MaxStaleness, Logger: logger, Version: version(), AllowedOrigins: c.AllowedOrigins,
 		Executor: executor.Options{AllowInsecureCredentials: c.AllowInsecureCredentials}}
 	if opts.Name == "" {
 		opts.Name, _ = os.Hostname()
+	}
+	if c.BundleSource != "" {
+		creds, err := oci.LoadCredentials(c.RegistryCreds, env.Getenv)
+		if err != nil {
+			return opts, err
+		}
+		opts.Registry = oci.Options{Credentials: creds, PlainHTTP: c.RegistryPlain}
 	}
 	if c.Key != "" {
 		if c.TrustOnFirstUse {

@@ -227,6 +227,8 @@ func TestRuntimeRefusesBadConfiguration(t *testing.T) {
 		{"both key and tofu", []string{"--token-file", f.tokenFile, "--key", f.keyFile, "--trust-on-first-use"}, nil, "exclude each other"},
 		{"public MCP address", []string{"--token-file", f.tokenFile, "--key", f.keyFile, "--mcp-addr", "0.0.0.0:0", "--metrics-addr", ""}, nil, "not a loopback address"},
 		{"bad credentials", []string{"--token-file", f.tokenFile, "--key", f.keyFile}, map[string]string{"TOOLGATE_CREDENTIALS": `{"sources":{"shop":{"bearer":"env:MISSING"}}}`}, "TOOLGATE_CREDENTIALS"},
+		{"bad bundle source", []string{"--token-file", f.tokenFile, "--key", f.keyFile, "--bundle-source", "https://reg/x"}, nil, "want oci://"},
+		{"registry user without password", []string{"--token-file", f.tokenFile, "--key", f.keyFile, "--bundle-source", "oci://127.0.0.1:1/x"}, map[string]string{"TOOLGATE_REGISTRY_USERNAME": "u"}, "both a username and a password"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

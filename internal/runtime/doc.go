@@ -34,10 +34,25 @@
 // state across the swap: a publish does not reopen the gate to a failing
 // upstream. A tool with changed settings starts closed.
 //
+// # Bundle source
+//
+// Bundles come from the console (the default) or, with
+// Options.BundleSource "oci://host[:port]/repository", from an OCI registry
+// the console pushes to (internal/oci): each poll resolves the "latest" tag
+// with one HEAD request and fetches manifest and layer only when the
+// manifest digest (the ETag there) changed. Either source only fetches
+// (the unexported source interface); what it returns goes through the same
+// acceptance (signature with the trusted keys, newer version, not expired,
+// last good kept on refusal), so a registry is never trusted. Trust on first
+// use fetches keys from the console only, so without a console URL the keys
+// must be pinned. With a console URL and token as well, every poll also
+// reports to the console's fleet view (GET /api/v1/bundle with the identity
+// headers and If-None-Match: *, answered 304 without a body).
+//
 // # State on disk (DATA_DIR/runtime, mode 0700, files 0600)
 //
 //	bundle.jws         the last good bundle, exactly as received (atomic write)
-//	bundle.meta.json   its ETag and when the console last confirmed it
+//	bundle.meta.json   its ETag (or manifest digest) and when it was last confirmed
 //	trusted-keys.json  keys trusted on first use
 //	instance-id        this runtime's id in the fleet view
 //

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/oci"
 )
 
 // Defaults of Options.
@@ -26,12 +26,22 @@ const (
 	DefaultMaxStaleness = time.Hour
 )
 
-// Options configure a Runtime. ConsoleURL, Token and DataDir are required;
-// so is a source of trusted keys: TrustedKeys, keys persisted by an earlier
-// trust-on-first-use, or TrustOnFirstUse.
+// Options configure a Runtime. DataDir is required; so are ConsoleURL and
+// Token unless BundleSource names a registry; so is a source of trusted
+// keys: TrustedKeys, keys persisted by an earlier trust-on-first-use, or
+// TrustOnFirstUse (which needs ConsoleURL).
 type Options struct {
 	// ConsoleURL is the console's base URL, e.g. http://127.0.0.1:8080.
+	// With a registry BundleSource it is optional: when set (with Token)
+	// the runtime keeps reporting to the console's fleet view.
 	ConsoleURL string
+	// BundleSource is where bundles come from: "" (the console) or
+	// oci://host[:port]/repository, whose "latest" tag is pulled on every
+	// poll. Verification is the same whichever it is.
+	BundleSource string
+	// Registry configures the registry client (credentials, plain HTTP)
+	// when BundleSource is a registry.
+	Registry oci.Options
 	// Token is the runtime token the console issued. It is sent only as a
 	// bearer token to the console and never logged.
 	Token string
@@ -80,11 +90,15 @@ type Options struct {
 // Runtime fetches and verifies bundles, keeps the last good one on disk,
 // and serves the exposed tools over MCP through the executor.
 type Runtime struct {
-	opts    Options
-	log     *slog.Logger
-	disk    disk
-	console *console
-	keys    atomic.Pointer[bundle.KeySet]
+	opts Options
+	log  *slog.Logger
+	disk disk
+	// source is where bundles come from (the console or a registry);
+	// console is nil when no console URL is configured.
+	source     source
+	console    *console
+	instanceID string
+	keys       atomic.Pointer[bundle.KeySet]
 
 	// snap is the bundle in force with its executor; a call loads it once
 	// and finishes on it, so a swap never fails a call in flight.
@@ -127,7 +141,10 @@ func New(opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
-	r.console = &console{base: trimBase(opts.ConsoleURL), token: opts.Token, name: opts.Name, id: id, httpClient: opts.HTTPClient}
+	r.instanceID = id
+	if err := r.setSource(); err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
 	r.execOpts = opts.Executor
 	if r.execOpts.Transport == nil {
 		r.execOpts.Transport = executor.NewTransport()
@@ -151,12 +168,7 @@ func New(opts Options) (*Runtime, error) {
 
 func (o Options) validate() error {
 	var errs []error
-	if u, err := url.Parse(o.ConsoleURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("console URL %q: want http(s)://host[:port]", o.ConsoleURL))
-	}
-	if o.Token == "" {
-		errs = append(errs, errors.New("no runtime token"))
-	}
+	errs = append(errs, o.validateSource()...)
 	if o.DataDir == "" {
 		errs = append(errs, errors.New("no data directory"))
 	}
@@ -197,7 +209,7 @@ func (o *Options) defaults() {
 }
 
 // InstanceID is the id this runtime reports to the console.
-func (r *Runtime) InstanceID() string { return r.console.id }
+func (r *Runtime) InstanceID() string { return r.instanceID }
 
 // Run syncs at once, then at jittered intervals until ctx ends. Between
 // fetches it wakes when the bundle turns stale or expires, so tools/list

@@ -90,6 +90,9 @@ func (r *Runtime) trustOnFirstUse(ctx context.Context) (*bundle.KeySet, error) {
 	if k := r.keys.Load(); k != nil {
 		return k, nil
 	}
+	if r.console == nil {
+		return nil, ErrNoTrustedKeys
+	}
 	keys, err := r.console.fetchKeys(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("trust on first use: %w", err)
@@ -155,7 +158,7 @@ func (r *Runtime) Sync(ctx context.Context) error {
 	if cur != nil {
 		etag, running = cur.etag, cur.bundle.Version
 	}
-	f, err := r.console.fetchBundle(ctx, etag, running, r.refusalReport())
+	f, err := r.source.fetchBundle(ctx, etag, running, r.refusalReport())
 	if err != nil {
 		r.metrics.fetch("error")
 		return fmt.Errorf("sync: %w", err)

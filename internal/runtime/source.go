@@ -1,0 +1,131 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/oci"
+)
+
+// source is where the sync loop gets signed bundles: the console's runtime
+// API (console) or an OCI registry the console pushes to (registrySource).
+// Either answers one question — is there a bundle other than the one
+// identified by etag? — and whatever it returns goes through the same
+// verification (Sync → accept: signature with the trusted keys, newer
+// version, not expired), so the channel is never trusted.
+type source interface {
+	// fetchBundle returns the current signed bundle, or notModified when
+	// etag (what this source said last time) still identifies it. running
+	// and refused are what the runtime reports to the console's fleet view.
+	fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error)
+}
+
+// registrySource pulls the "latest" tag from an OCI registry; the manifest
+// digest is the ETag (an unchanged tag costs one HEAD request). When a
+// console is configured too, each poll also reports to its fleet view.
+type registrySource struct {
+	client *oci.Client
+	report *console // nil: no console configured
+	log    *slog.Logger
+}
+
+func (s *registrySource) fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error) {
+	if s.report != nil {
+		if err := s.report.report(ctx, running, refused); err != nil {
+			s.log.Warn("reporting to the console failed; the registry is still polled", "err", err)
+		}
+	}
+	if !strings.HasPrefix(etag, "sha256:") {
+		etag = "" // a console ETag from before a switch of source: fetch in full
+	}
+	p, err := s.client.Pull(ctx, oci.TagLatest, etag)
+	if err != nil {
+		return fetched{}, fmt.Errorf("fetch bundle from %s: %w", s.client.Target(), err)
+	}
+	return fetched{notModified: p.NotModified, signed: p.Signed, etag: p.Digest}, nil
+}
+
+// report tells the console's fleet view which version this runtime runs
+// and what it refused, without fetching the bundle: a conditional GET with
+// If-None-Match: * is answered 304 and recorded like any poll.
+func (c *console) report(ctx context.Context, running int64, refused string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/api/v1/bundle", nil)
+	if err != nil {
+		return fmt.Errorf("report to console: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("If-None-Match", "*")
+	req.Header.Set(HeaderRuntimeName, c.name)
+	req.Header.Set(HeaderInstanceID, c.id)
+	req.Header.Set(HeaderBundleVersion, strconv.FormatInt(running, 10))
+	if refused != "" {
+		req.Header.Set(HeaderRefused, refused)
+	}
+	resp, err := c.httpClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("report to console: %w", err)
+	}
+	resp.Body.Close() // nothing is read: a 304 has no body, any other answer is not used
+	switch resp.StatusCode {
+	case http.StatusNotModified, http.StatusNotFound:
+		return nil
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return fmt.Errorf("report to console: %w", ErrTokenRefused)
+	default:
+		return fmt.Errorf("report to console: console answered %s", resp.Status)
+	}
+}
+
+// validateSource checks the console and bundle source options: a registry
+// source needs a valid oci:// location; the console needs http(s) and a
+// token, and is required unless the bundles come from a registry.
+func (o Options) validateSource() []error {
+	var errs []error
+	if o.BundleSource != "" {
+		if _, err := oci.ParseTarget(o.BundleSource); err != nil {
+			errs = append(errs, fmt.Errorf("bundle source: %w", err))
+		}
+	}
+	if o.ConsoleURL == "" && o.BundleSource != "" {
+		if o.TrustOnFirstUse {
+			errs = append(errs, errors.New("trust on first use fetches the console's keys: give the console URL, or pin the keys"))
+		}
+		return errs
+	}
+	if u, err := url.Parse(o.ConsoleURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("console URL %q: want http(s)://host[:port]", o.ConsoleURL))
+	}
+	if o.Token == "" {
+		errs = append(errs, errors.New("no runtime token"))
+	}
+	return errs
+}
+
+// setSource builds the console client (when a console URL is set) and the
+// bundle source.
+func (r *Runtime) setSource() error {
+	o := r.opts
+	if o.ConsoleURL != "" {
+		r.console = &console{base: trimBase(o.ConsoleURL), token: o.Token, name: o.Name, id: r.instanceID, httpClient: o.HTTPClient}
+	}
+	if o.BundleSource == "" {
+		r.source = r.console
+		return nil
+	}
+	target, err := oci.ParseTarget(o.BundleSource)
+	if err != nil {
+		return fmt.Errorf("bundle source: %w", err)
+	}
+	client, err := oci.New(target, o.Registry)
+	if err != nil {
+		return err
+	}
+	r.source = &registrySource{client: client, report: r.console, log: r.log}
+	return nil
+}
