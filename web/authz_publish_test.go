@@ -29,7 +29,8 @@ func init() {
 		{"GET", "/runtimes", see, ok, ok, ok},
 		{"POST", "/bundles", unauth, forbid, forbid, conflict},
 		{"POST", "/bundles/:version/rollback", unauth, forbid, forbid, gone},
-		{"POST", "/keys/rotate", unauth, forbid, forbid, bad}, // not confirmed
+		{"POST", "/bundles/:version/push", unauth, forbid, forbid, gone}, // no registry configured
+		{"POST", "/keys/rotate", unauth, forbid, forbid, bad},            // not confirmed
 		{"POST", "/keys/:kid/retire", unauth, forbid, forbid, bad},
 		{"GET", "/tokens", see, forbid, forbid, ok},
 		{"POST", "/tokens", unauth, forbid, forbid, bad}, // no name

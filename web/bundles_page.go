@@ -16,6 +16,7 @@ import (
 var bundlesNotices = map[string]string{
 	"published":  "Published. Runtimes get the new bundle on their next fetch.",
 	"rolledback": "Old content republished as a new version.",
+	"retrying":   "The push to the registry is retried now.",
 }
 
 // bundlesPage is GET /bundles: current version, compare and history, and a
@@ -41,6 +42,12 @@ func (s *Server) bundlesView(c echo.Context) (views.BundlesView, error) {
 		row := bundleRow(b)
 		row.Current = i == 0
 		m.History = append(m.History, row)
+	}
+	if err := s.addPushStates(c, m.History); err != nil {
+		return m, err
+	}
+	if s.deps.Pusher != nil {
+		m.Registry = s.deps.Pusher.Target()
 	}
 	if len(m.History) > 0 {
 		m.Current = &m.History[0]

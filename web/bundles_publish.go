@@ -35,6 +35,7 @@ func (s *Server) bundlesPublish(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.kickPusher()
 	return seeOther(c, "/bundles?done=published")
 }
 
@@ -54,6 +55,7 @@ func (s *Server) bundlesRollback(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	s.kickPusher()
 	return seeOther(c, "/bundles?done=rolledback")
 }
 

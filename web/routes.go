@@ -86,6 +86,7 @@ func (s *Server) routes() {
 	e.POST("/defaults/preview", s.defaultsPreview, admin...)
 	e.POST("/bundles", s.bundlesPublish, admin...)
 	e.POST("/bundles/:version/rollback", s.bundlesRollback, admin...)
+	e.POST("/bundles/:version/push", s.bundlesRetryPush, admin...)
 	e.POST("/keys/rotate", s.keysRotate, admin...)
 	e.POST("/keys/:kid/retire", s.keysRetire, admin...)
 	e.GET("/tokens", s.tokensPage, admin...)

@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/pusher"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -45,6 +46,11 @@ type Deps struct {
 	// console, the CLI); 0 means 2 s. Changes made through this server are
 	// seen at once.
 	APIPollInterval time.Duration
+	// Pusher, when set, pushes published bundles to an OCI registry in the
+	// background (--publish-to-registry); the Bundles page shows where each
+	// version's push stands and offers admins "Retry push now". nil: no
+	// registry, nothing about it is shown.
+	Pusher *pusher.Pusher
 }
 
 // Server is the console's HTTP handler.

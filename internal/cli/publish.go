@@ -5,17 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/pusher"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
 // publishCmd is `toolgate publish`: sign the exposed, approved state as the
 // next bundle version, from the local data directory.
 type publishCmd struct {
-	dataDirFlag `embed:""`
-	Note        string `name:"note" help:"What changed and why (shown in the history)."`
+	dataDirFlag   `embed:""`
+	registryFlags `embed:""`
+	Note          string `name:"note" help:"What changed and why (shown in the history)."`
 }
 
 // Run publishes and prints the new version on its own line, for scripts.
@@ -25,6 +29,10 @@ func (c *publishCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer db.Close()
+	push, err := c.pusher(env, db, slog.New(slog.NewTextHandler(env.Stderr, nil)))
+	if err != nil {
+		return err
+	}
 	key, err := signingKeys(c.DataDir).Active()
 	if errors.Is(err, bundle.ErrNoActiveKey) {
 		return Exit(1, errors.New("publish: no signing key yet: run `toolgate keys rotate` or start `toolgate serve` once"))
@@ -36,7 +44,30 @@ func (c *publishCmd) Run(ctx context.Context, env *Env) error {
 		return userError(err)
 	}
 	fmt.Fprintln(env.Stdout, rec.Version)
-	return c.reportWithheld(ctx, env, db, rec.Version)
+	if err := c.reportWithheld(ctx, env, db, rec.Version); err != nil {
+		return err
+	}
+	if push != nil {
+		c.pushNow(ctx, env, db, push, rec.Version)
+	}
+	return nil
+}
+
+// pushNow tries the registry push once, bounded: the bundle is published
+// whatever happens, and a failed push stays queued for a console started
+// with --publish-to-registry. The outcome goes to stderr.
+func (c *publishCmd) pushNow(ctx context.Context, env *Env, db *store.DB, push *pusher.Pusher, v int64) {
+	pctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := push.Drain(pctx); err != nil {
+		fmt.Fprintf(env.Stderr, "push to %s: %v (the bundle is published)\n", push.Target(), err)
+		return
+	}
+	state, err := db.BundlePushes(ctx, push.Target())
+	if p, ok := state[v]; err == nil && ok && p.State != store.PushPushed {
+		fmt.Fprintf(env.Stderr, "push to %s failed: %s (the bundle is published; a console with --publish-to-registry retries the push)\n",
+			push.Target(), printable(p.LastError))
+	}
 }
 
 // reportWithheld tells the person on stderr which exposed tools version v

@@ -22,6 +22,7 @@ const shutdownGrace = 10 * time.Second
 
 type serveCmd struct {
 	config.Config `embed:""`
+	registryFlags `embed:""`
 }
 
 // Run migrates the database, starts the console and serves until ctx ends,
@@ -72,9 +73,20 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	// Bundle signing keys live in files next to the database (see
 	// bundle.KeyDir); web.New creates the first one.
 	signing := &bundle.KeyDir{Path: filepath.Join(cfg.DataDir, "keys")}
-	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys, Keys: signing})
+	push, err := c.pusher(env, db, logger)
 	if err != nil {
 		return err
+	}
+	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys, Keys: signing, Pusher: push})
+	if err != nil {
+		return err
+	}
+	if push != nil {
+		logger.Info("pushing published bundles to the registry", "target", push.Target())
+		pctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); push.Run(pctx) }()
+		defer func() { stop(); <-done }()
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/oci"
+	"github.com/toolgate/toolgate/internal/ocitest"
+	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// TestPublishToRegistryCLI: `toolgate publish --publish-to-registry`
+// publishes whatever the registry does: down, the version is printed, the
+// failure goes to stderr (without the password) and stays queued; up, the
+// next publish pushes both, and latest is the newest.
+func TestPublishToRegistryCLI(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := store.Open(ctx, config.DBPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
+		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
+	db.Close()
+	mustPublishCLI(t, dir, "keys", "rotate")
+
+	reg := ocitest.New(t, ocitest.Options{Auth: true})
+	credFile := filepath.Join(dir, "registry.json")
+	if err := os.WriteFile(credFile, []byte(`{"username":"`+reg.Credentials.Username+`","password":"`+reg.Credentials.Password+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := reg.Target("toolgate/bundles").String()
+	publish := func() (string, string) {
+		var out, errOut bytes.Buffer
+		env := func(k string) string {
+			if k == "TOOLGATE_DATA_DIR" {
+				return dir
+			}
+			return ""
+		}
+		err := Run(ctx, []string{"publish", "--publish-to-registry", target, "--registry-credentials-file", credFile,
+			"--registry-plain-http"}, env, strings.NewReader(""), &out, &errOut)
+		if err != nil {
+			t.Fatalf("publish: %v\n%s", err, errOut.String())
+		}
+		return strings.TrimSpace(out.String()), errOut.String()
+	}
+	v, stderr := publish()
+	if v != "1" || !strings.Contains(stderr, "push to "+target+" failed") || strings.Contains(stderr, reg.Credentials.Password) {
+		t.Fatalf("publish with the registry down: stdout %q, stderr %q", v, stderr)
+	}
+	reg.Start()
+	v, stderr = publish()
+	if v != "2" || strings.Contains(stderr, "failed") {
+		t.Fatalf("publish with the registry up: stdout %q, stderr %q", v, stderr)
+	}
+	c, err := oci.New(reg.Target("toolgate/bundles"), oci.Options{PlainHTTP: true, Credentials: reg.Credentials})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if latest, _, err := c.LatestVersion(ctx); err != nil || latest != 2 {
+		t.Fatalf("latest = v%d, %v; want v2", latest, err)
+	}
+
+	_, err = publishCLI(t, dir, "publish", "--publish-to-registry", "https://x/y")
+	if exitCode(err) != 2 || !strings.Contains(err.Error(), "want oci://") {
+		t.Fatalf("bad registry location: %v", err)
+	}
+}

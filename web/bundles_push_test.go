@@ -1,0 +1,95 @@
+package web
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/oci"
+	"github.com/toolgate/toolgate/internal/ocitest"
+	"github.com/toolgate/toolgate/internal/pusher"
+)
+
+// newPushApp is newPublishApp whose console pushes to reg (not started).
+func newPushApp(t *testing.T, reg *ocitest.Registry) (*testApp, *pusher.Pusher) {
+	t.Helper()
+	var p *pusher.Pusher
+	a := newTestApp(t, true, func(d *Deps) {
+		d.Keys = &bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}
+		c, err := oci.New(reg.Target("toolgate/bundles"), oci.Options{PlainHTTP: true, Credentials: reg.Credentials})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p = pusher.New(d.Store, c, d.Logger, pusher.Options{})
+		d.Pusher = p
+	})
+	return a, p
+}
+
+// TestPublishWhileRegistryDown: the publish succeeds although the registry
+// is down, the Bundles page shows the failure with its reason, and "Retry
+// push now" (HTMX) once the registry is up gets the version pushed. The
+// registry password is in no page and no log line.
+func TestPublishWhileRegistryDown(t *testing.T) {
+	reg := ocitest.New(t, ocitest.Options{Auth: true})
+	a, p := newPushApp(t, reg)
+	admin, viewer := a.sessionCookie("admin"), a.sessionCookie("viewer")
+	a.exposeTool("list_orders")
+	wantStatus(t, a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true}), 303)
+	if err := p.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec := a.do(request{method: "GET", path: "/bundles", cookie: admin})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="registry"`, `data-state="failed"`, "push failed", "connection refused", "retrying",
+		`data-testid="retry-push"`, `hx-post="/bundles/1/push"`)
+	if body := a.do(request{method: "GET", path: "/bundles", cookie: viewer}).Body.String(); strings.Contains(body, "retry-push") ||
+		!strings.Contains(body, `data-state="failed"`) {
+		t.Error("a viewer is offered the retry, or does not see the push state")
+	}
+	// Without the CSRF token the retry changes nothing.
+	wantStatus(t, a.do(request{method: "POST", path: "/bundles/1/push", cookie: admin}), 403)
+
+	reg.Start()
+	rec = a.do(request{method: "POST", path: "/bundles/1/push", cookie: admin, csrf: true, header: map[string]string{"HX-Request": "true"}})
+	wantStatus(t, rec, 200)
+	if strings.Contains(rec.Body.String(), "<html") || !strings.Contains(rec.Body.String(), `id="push-v1"`) {
+		t.Fatalf("the HTMX retry did not answer the fragment: %s", rec.Body.String())
+	}
+	if err := p.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec = a.do(request{method: "GET", path: "/bundles", cookie: admin})
+	wantBody(t, rec, `data-state="pushed"`, "pushed</span> to <code>oci://"+reg.Addr+"/toolgate/bundles</code>")
+	// A pushed version cannot be retried; an unknown one is not found.
+	wantStatus(t, a.do(request{method: "POST", path: "/bundles/1/push", cookie: admin, csrf: true}), 400)
+	wantStatus(t, a.do(request{method: "POST", path: "/bundles/7/push", cookie: admin, csrf: true}), 404)
+
+	if strings.Contains(rec.Body.String(), reg.Credentials.Password) || strings.Contains(a.log.String(), reg.Credentials.Password) {
+		t.Error("the registry password leaked into the page or the log")
+	}
+	if !strings.Contains(a.log.String(), "bundle pushed to the registry") {
+		t.Errorf("the push outcome is not logged:\n%s", a.log.String())
+	}
+}
+
+// TestPushRetryPlainForm: without JavaScript the retry is a POST and a
+// redirect back to the page.
+func TestPushRetryPlainForm(t *testing.T) {
+	reg := ocitest.New(t, ocitest.Options{})
+	a, p := newPushApp(t, reg)
+	admin := a.sessionCookie("admin")
+	a.exposeTool("list_orders")
+	a.publish("one")
+	if err := p.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec := a.do(request{method: "POST", path: "/bundles/1/push", cookie: admin, csrf: true})
+	wantStatus(t, rec, 303)
+	if loc := rec.Header().Get("Location"); loc != "/bundles?done=retrying" {
+		t.Fatalf("redirect to %q", loc)
+	}
+	wantBody(t, a.do(request{method: "GET", path: "/bundles?done=retrying", cookie: admin}), "retried now")
+}
