@@ -199,3 +199,13 @@ bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal
 	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeSwap$$' -benchtime 10x -timeout 20m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeRSS$$' -benchtime 1x -timeout 20m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCall$$' -benchtime 3000x -timeout 10m ./internal/runtime
+
+# Publish-to-runtime latency via the OCI registry vs via the console, in one
+# run (both runtimes see every publish): OCI_POLL is both runtimes' poll
+# interval, OCI_ITERATIONS the publishes measured. Loopback only, bounded.
+OCI_POLL       ?= 500ms
+OCI_ITERATIONS ?= 100
+.PHONY: bench-oci
+bench-oci: registry ## publish → runtime latency via the OCI registry vs via the console (p50/p99, ratios)
+	$(GO) test -run '^$$' -bench '^BenchmarkPublishToRuntime$$' -benchtime 1x -timeout 20m ./internal/bench/ocilatency \
+	  -args -iterations $(OCI_ITERATIONS) -poll $(OCI_POLL)

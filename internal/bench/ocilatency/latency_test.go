@@ -1,0 +1,181 @@
+package ocilatency
+
+import (
+	"context"
+	crand "crypto/rand"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/oci"
+	"github.com/toolgate/toolgate/internal/ocitest"
+	"github.com/toolgate/toolgate/internal/pusher"
+	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/runtime"
+	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/web"
+)
+
+var (
+	pollFlag = flag.Duration("poll", 500*time.Millisecond, "poll interval of both runtimes")
+	itersArg = flag.Int("iterations", 100, "publishes measured")
+)
+
+// setup is the console, its pusher and the two runtimes.
+type setup struct {
+	db                      *store.DB
+	key                     bundle.SigningKey
+	push                    *pusher.Pusher
+	viaConsole, viaRegistry *runtime.Runtime
+}
+
+func newSetup(b *testing.B, ctx context.Context, poll time.Duration) *setup {
+	b.Helper()
+	dir := b.TempDir()
+	db := store.MustOpen(b)
+	store.MustAddTool(b, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
+		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
+	keys := bundle.KeyDir{Path: filepath.Join(dir, "keys")}
+	key, _, err := keys.EnsureActive(crand.Reader, time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	pub, err := keys.PublicKeys()
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := ocitest.Start(b, ocitest.Options{})
+	client, err := oci.New(reg.Target("toolgate/bundles"), oci.Options{PlainHTTP: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	quiet := slog.New(slog.DiscardHandler)
+	s := &setup{db: db, key: key, push: pusher.New(db, client, quiet, pusher.Options{})}
+	srv, err := web.New(ctx, web.Deps{Store: db, Logger: quiet, SessionKeys: [][]byte{make([]byte, 64), make([]byte, 32)},
+		Config: config.Config{Addr: "127.0.0.1:0", BaseURL: "http://127.0.0.1:1", SessionIdle: time.Hour, SessionMaxAge: time.Hour},
+		Keys:   &keys, Pusher: s.push})
+	if err != nil {
+		b.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	b.Cleanup(hs.Close)
+	_, token, err := db.CreateRuntimeToken(ctx, "bench", "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.publish(b, ctx) // v1, so both runtimes start from a bundle
+	go s.push.Run(ctx)
+	opts := func(name string) runtime.Options {
+		return runtime.Options{Name: name, DataDir: filepath.Join(dir, name), TrustedKeys: &pub, PollInterval: poll,
+			PollJitter: 0.2, Logger: quiet}
+	}
+	con := opts("console")
+	con.ConsoleURL, con.Token = hs.URL, token
+	rg := opts("registry")
+	rg.BundleSource, rg.Registry = reg.Target("toolgate/bundles").String(), oci.Options{PlainHTTP: true}
+	for _, o := range []struct {
+		dst  **runtime.Runtime
+		opts runtime.Options
+	}{{&s.viaConsole, con}, {&s.viaRegistry, rg}} {
+		rt, err := runtime.New(o.opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		*o.dst = rt
+		go func() { _ = rt.Run(ctx) }()
+	}
+	return s
+}
+
+// publish stores the next version as the Bundles page does and kicks the
+// pusher; it returns the version and when the commit returned.
+func (s *setup) publish(b *testing.B, ctx context.Context) (int64, time.Time) {
+	b.Helper()
+	rec, err := s.db.Publish(ctx, store.PublishRequest{Actor: "bench", Key: s.key})
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Now()
+	s.push.Kick()
+	return rec.Version, at
+}
+
+// waitFor returns how long after since rt served version v.
+func waitFor(rt *runtime.Runtime, v int64, since time.Time, limit time.Duration) (time.Duration, error) {
+	for rt.Status().Version < v {
+		if time.Since(since) > limit {
+			return 0, fmt.Errorf("v%d not served after %s", v, limit)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return time.Since(since), nil
+}
+
+// BenchmarkPublishToRuntime: b.N is ignored beyond running once; the
+// number of publishes is -iterations (make bench-oci sets it).
+func BenchmarkPublishToRuntime(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	poll := *pollFlag
+	s := newSetup(b, ctx, poll)
+	for _, rt := range []*runtime.Runtime{s.viaConsole, s.viaRegistry} {
+		if _, err := waitFor(rt, 1, time.Now(), 30*time.Second); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var console, registry []time.Duration
+	b.ResetTimer()
+	for range *itersArg {
+		v, at := s.publish(b, ctx)
+		var wg sync.WaitGroup
+		var dc, dr time.Duration
+		var ec, er error
+		wg.Go(func() { dc, ec = waitFor(s.viaConsole, v, at, 30*time.Second) })
+		wg.Go(func() { dr, er = waitFor(s.viaRegistry, v, at, 30*time.Second) })
+		wg.Wait()
+		if ec != nil || er != nil {
+			b.Fatalf("console: %v; registry: %v", ec, er)
+		}
+		console, registry = append(console, dc), append(registry, dr)
+		time.Sleep(time.Duration(rand.Float64() * float64(poll)))
+	}
+	b.StopTimer()
+	report(b, poll, console, registry)
+}
+
+func report(b *testing.B, poll time.Duration, console, registry []time.Duration) {
+	pc, pr := percentiles(console), percentiles(registry)
+	b.ReportMetric(ms(pc[0]), "console-p50-ms")
+	b.ReportMetric(ms(pc[1]), "console-p99-ms")
+	b.ReportMetric(ms(pr[0]), "registry-p50-ms")
+	b.ReportMetric(ms(pr[1]), "registry-p99-ms")
+	fmt.Printf("\npublish → runtime serving it, %d publishes, poll %s ± 20%% (loopback; machine shared)\n", len(console), poll)
+	fmt.Printf("%-10s %10s %10s %10s %10s\n", "via", "p50", "p90", "p99", "max")
+	for _, row := range []struct {
+		name string
+		p    [4]time.Duration
+	}{{"console", pc}, {"registry", pr}} {
+		fmt.Printf("%-10s %10s %10s %10s %10s\n", row.name, row.p[0].Round(time.Millisecond), row.p[2].Round(time.Millisecond),
+			row.p[1].Round(time.Millisecond), row.p[3].Round(time.Millisecond))
+	}
+	fmt.Printf("registry/console ratio: p50 %.2f, p99 %.2f\n\n", float64(pr[0])/float64(pc[0]), float64(pr[1])/float64(pc[1]))
+}
+
+// percentiles returns p50, p99, p90 and max.
+func percentiles(d []time.Duration) [4]time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	at := func(q float64) time.Duration { return s[min(len(s)-1, int(q*float64(len(s))))] }
+	return [4]time.Duration{at(0.50), at(0.99), at(0.90), s[len(s)-1]}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
