@@ -20,7 +20,7 @@ import (
 // console and serve their tools to agents over MCP (streamable HTTP on a
 // loopback address, or stdio for clients that start the runtime).
 type runtimeCmd struct {
-	Console         string `name:"console" env:"TOOLGATE_CONSOLE_URL" placeholder:"URL" help:"Console base URL, e.g. http://127.0.0.1:8080. Required unless --bundle-source names a registry; with one, the runtime still reports to the console's fleet view."`
+	Console         string `name:"console" env:"TOOLGATE_CONSOLE_URL" placeholder:"URL" help:"Console base URL, e.g. http://127.0.0.1:8080. Required unless --bundle-source names a registry; with both, the runtime pulls from the registry and reports to the console's fleet view."`
 	BundleSource    string `name:"bundle-source" env:"TOOLGATE_BUNDLE_SOURCE" placeholder:"oci://HOST[:PORT]/REPO" help:"Pull bundles from this OCI registry's 'latest' tag instead of the console; verified exactly as from the console."`
 	RegistryCreds   string `name:"registry-credentials-file" env:"TOOLGATE_REGISTRY_CREDENTIALS_FILE" placeholder:"FILE" help:"JSON {\"username\",\"password\"} for the registry. Or set TOOLGATE_REGISTRY_USERNAME and TOOLGATE_REGISTRY_PASSWORD."`
 	RegistryPlain   bool   `name:"registry-plain-http" help:"Talk plain HTTP to the registry (a loopback registry in development; production registries use TLS)."`
