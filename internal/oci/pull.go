@@ -44,17 +44,6 @@ func (c *Client) Pull(ctx context.Context, tag, knownDigest string) (Pulled, err
 	return Pulled{Signed: signed, Digest: desc.Digest.String()}, nil
 }
 
-// fetchManifest resolves ref and reads its manifest (bounded, digest
-// checked).
-func (c *Client) fetchManifest(ctx context.Context, ref string) (ocispec.Descriptor, []byte, error) {
-	desc, err := c.repo.Resolve(ctx, ref)
-	if err != nil {
-		return desc, nil, err
-	}
-	raw, err := c.readManifest(ctx, desc)
-	return desc, raw, err
-}
-
 func (c *Client) readManifest(ctx context.Context, desc ocispec.Descriptor) ([]byte, error) {
 	if desc.Size > maxManifestBytes {
 		return nil, fmt.Errorf("manifest is %d bytes, more than %d", desc.Size, maxManifestBytes)

@@ -14,6 +14,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/content/memory"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 )
@@ -50,12 +51,12 @@ func (c *Client) Push(ctx context.Context, a Artifact) (Pushed, error) {
 	if a.Version <= 0 || len(a.Signed) == 0 {
 		return Pushed{}, fmt.Errorf("push %s: a version above 0 and a signed bundle are required", c.target)
 	}
-	desc, err := c.pushManifest(ctx, a)
+	desc, manifest, err := c.pushManifest(ctx, a)
 	if err != nil {
 		return Pushed{}, c.wrap("push", err)
 	}
 	p := Pushed{Digest: desc.Digest.String()}
-	cur, _, err := c.latestVersion(ctx)
+	cur, curDigest, err := c.latestVersion(ctx, desc.Digest.String(), a.Version)
 	if err != nil && !isNotFound(err) {
 		return p, c.wrap("push: read latest", err)
 	}
@@ -63,8 +64,10 @@ func (c *Client) Push(ctx context.Context, a Artifact) (Pushed, error) {
 		p.LatestVersion = cur
 		return p, nil
 	}
-	if err := c.repo.Tag(ctx, desc, TagLatest); err != nil {
-		return p, c.wrap("push: tag latest", err)
+	if curDigest != p.Digest {
+		if err := c.repo.PushReference(ctx, desc, bytes.NewReader(manifest), TagLatest); err != nil {
+			return p, c.wrap("push: tag latest", err)
+		}
 	}
 	// Another pusher may have tagged a newer version between our read and
 	// our tag: point latest at the highest v<N> tag (it is pushed before
@@ -77,32 +80,42 @@ func (c *Client) Push(ctx context.Context, a Artifact) (Pushed, error) {
 	return p, nil
 }
 
-// pushManifest pushes the layer, the empty config and the manifest, and
-// tags the manifest v<N>.
-func (c *Client) pushManifest(ctx context.Context, a Artifact) (ocispec.Descriptor, error) {
+// pushManifest pushes the layer and the empty config when the registry
+// lacks them, then the manifest (packed by oras.PackManifest into memory)
+// under the tag v<N>: one PUT, where pushing and then tagging would cost a
+// GET and a second PUT. It returns the manifest's descriptor and bytes.
+func (c *Client) pushManifest(ctx context.Context, a Artifact) (ocispec.Descriptor, []byte, error) {
 	layer := content.NewDescriptorFromBytes(MediaType, a.Signed)
 	layer.Annotations = map[string]string{ocispec.AnnotationTitle: "bundle-" + Tag(a.Version) + ".jws"}
-	if err := pushIfMissing(ctx, c, layer, a.Signed); err != nil {
-		return ocispec.Descriptor{}, err
-	}
 	created := a.IssuedAt
 	if created.IsZero() {
 		created = time.Unix(0, 0)
 	}
-	desc, err := oras.PackManifest(ctx, c.repo, oras.PackManifestVersion1_1, MediaType, oras.PackManifestOptions{
+	mem := memory.New()
+	desc, err := oras.PackManifest(ctx, mem, oras.PackManifestVersion1_1, MediaType, oras.PackManifestOptions{
 		Layers: []ocispec.Descriptor{layer},
 		ManifestAnnotations: map[string]string{
 			ocispec.AnnotationCreated: created.UTC().Format(time.RFC3339),
 			AnnotationVersion:         strconv.FormatInt(a.Version, 10),
 		},
 	})
-	if err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
-		return ocispec.Descriptor{}, err
+	if err != nil {
+		return desc, nil, err
 	}
-	if err := c.repo.Tag(ctx, desc, Tag(a.Version)); err != nil {
-		return ocispec.Descriptor{}, err
+	manifest, err := content.FetchAll(ctx, mem, desc)
+	if err != nil {
+		return desc, nil, err
 	}
-	return desc, nil
+	if err := pushIfMissing(ctx, c, layer, a.Signed); err != nil {
+		return desc, nil, err
+	}
+	if err := pushIfMissing(ctx, c, ocispec.DescriptorEmptyJSON, ocispec.DescriptorEmptyJSON.Data); err != nil {
+		return desc, nil, err
+	}
+	if err := c.repo.PushReference(ctx, desc, bytes.NewReader(manifest), Tag(a.Version)); err != nil {
+		return desc, nil, err
+	}
+	return desc, manifest, nil
 }
 
 func pushIfMissing(ctx context.Context, c *Client, desc ocispec.Descriptor, data []byte) error {
@@ -120,12 +133,22 @@ func pushIfMissing(ctx context.Context, c *Client, desc ocispec.Descriptor, data
 // LatestVersion is the bundle version "latest" points at and its manifest
 // digest; an error matching ErrNotFound when there is no "latest" yet.
 func (c *Client) LatestVersion(ctx context.Context) (int64, string, error) {
-	v, d, err := c.latestVersion(ctx)
+	v, d, err := c.latestVersion(ctx, "", 0)
 	return v, d, c.wrap("read latest", err)
 }
 
-func (c *Client) latestVersion(ctx context.Context) (int64, string, error) {
-	desc, raw, err := c.fetchManifest(ctx, TagLatest)
+// latestVersion resolves latest (HEAD); when it is the manifest known
+// (digest), that is version, with no other request; otherwise it reads the
+// manifest's version annotation.
+func (c *Client) latestVersion(ctx context.Context, known string, version int64) (int64, string, error) {
+	desc, err := c.repo.Resolve(ctx, TagLatest)
+	if err != nil {
+		return 0, "", err
+	}
+	if known != "" && desc.Digest.String() == known {
+		return version, known, nil
+	}
+	raw, err := c.readManifest(ctx, desc)
 	if err != nil {
 		return 0, "", err
 	}
@@ -159,6 +182,11 @@ func (c *Client) repairLatest(ctx context.Context, version int64) (int64, error)
 		return top, err
 	}
 	desc, err := c.repo.Resolve(ctx, Tag(top))
+	if isNotFound(err) {
+		// Listed but not readable yet: that tag is being written, and its
+		// pusher checks latest once it is (as this one did).
+		return version, nil
+	}
 	if err != nil {
 		return version, err
 	}
