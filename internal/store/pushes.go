@@ -72,13 +72,14 @@ func (r pushRow) push() (BundlePush, error) {
 // after the newest version target already has a row for; for a target
 // without rows, only the current version (older history is not pushed).
 // Concurrent callers (two consoles) insert each row once. It returns how
-// many rows it added.
+// many rows it added. (The CASTs give PostgreSQL the parameter types a
+// SELECT list cannot infer.)
 func (db *DB) EnqueuePushes(ctx context.Context, target string) (int64, error) {
 	var n int64
 	err := db.inTx(ctx, "enqueue pushes", func(tx *sqlx.Tx) error {
 		now := formatTime(db.Now())
 		res, err := tx.ExecContext(ctx, `INSERT INTO bundle_pushes (version, target, state, next_attempt_at, updated_at)
-			SELECT b.version, ?, 'pending', ?, ? FROM bundles b
+			SELECT b.version, CAST(? AS TEXT), 'pending', CAST(? AS TEXT), CAST(? AS TEXT) FROM bundles b
 			WHERE b.version > COALESCE((SELECT MAX(p.version) FROM bundle_pushes p WHERE p.target = ?),
 			                           (SELECT MAX(b2.version) FROM bundles b2) - 1)
 			ON CONFLICT (version, target) DO NOTHING`, target, now, now, target)
