@@ -43,8 +43,12 @@ func TestPublishWhileRegistryDown(t *testing.T) {
 	}
 	rec := a.do(request{method: "GET", path: "/bundles", cookie: admin})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="registry"`, `data-state="failed"`, "push failed", "connection refused", "retrying",
-		`data-testid="retry-push"`, `hx-post="/bundles/1/push"`)
+	wantBody(t, rec, `data-testid="registry"`, "connection refused", "retrying")
+	wantHTML(t, rec.Body.String(),
+		in(`[data-testid="push-status"][data-state="failed"]`, hasText("push failed")),
+		in(`form[data-testid="retry-push"]`, hasAttr("method", "post"), hasAttr("action", "/bundles/1/push"),
+			hasAttr("hx-post", "/bundles/1/push"), hasAttr("hx-target", "#push-v1"), hasAttr("hx-swap", "outerHTML")),
+		in(`form[data-testid="retry-push"] input[type="hidden"]`, hasAttr("name", "_csrf")))
 	if body := a.do(request{method: "GET", path: "/bundles", cookie: viewer}).Body.String(); strings.Contains(body, "retry-push") ||
 		!strings.Contains(body, `data-state="failed"`) {
 		t.Error("a viewer is offered the retry, or does not see the push state")
