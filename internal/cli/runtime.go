@@ -49,7 +49,9 @@ type runtimeCmd struct {
 func (c *runtimeCmd) Help() string {
 	return `The runtime token is read from --token-file or TOOLGATE_RUNTIME_TOKEN, never from the command line.
 Credentials: {"sources":{"SOURCE":{"bearer":"env:VAR"}}}; values "env:NAME" are read from the environment.
-Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms; never bodies or secrets.`
+Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms; never bodies or secrets.
+From an OCI registry: --bundle-source oci://HOST[:PORT]/REPO --key keys.json pulls the 'latest' tag and verifies
+it exactly as a bundle from the console; add --console and a token to keep reporting to the fleet view.`
 }
 
 // Run starts the runtime and serves until ctx ends (HTTP) or the client
