@@ -65,7 +65,12 @@ func start(ctx context.Context, o options, s *size) (stop func(), err error) {
 		return nil, err
 	}
 	stops = append(stops, stopGo)
-	s.urls = [3]string{tgURL, ngURL, goURL}
+	fastURL, stopFast, err := startFastHTTP(s.token, s.rec)
+	if err != nil {
+		return nil, err
+	}
+	stops = append(stops, stopFast)
+	s.urls = [nServers]string{tgURL, ngURL, goURL, fastURL}
 	for _, base := range s.urls {
 		if err := check(base, s.token, s.rec); err != nil {
 			return nil, fmt.Errorf("%s: %w", base, err)
