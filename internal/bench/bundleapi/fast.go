@@ -2,6 +2,7 @@ package main
 
 import (
 	"net"
+	"os"
 
 	"github.com/valyala/fasthttp"
 
@@ -12,10 +13,10 @@ import (
 // with the same checks as startMinimal: the floor of a Go server built on
 // fasthttp, to tell whether another HTTP/1.1 stack could reach what
 // net/http cannot on this machine.
-func startFastHTTP(token string, rec *store.BundleRecord) (string, func(), error) {
+func startFastHTTP(token string, rec *store.BundleRecord) (server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, err
+		return server{}, err
 	}
 	body, want, etag := []byte(rec.Signed), []byte("Bearer "+token), []byte(rec.ETag)
 	srv := &fasthttp.Server{Handler: func(ctx *fasthttp.RequestCtx) {
@@ -33,5 +34,5 @@ func startFastHTTP(token string, rec *store.BundleRecord) (string, func(), error
 		ctx.SetBody(body)
 	}, NoDefaultServerHeader: true, NoDefaultDate: false}
 	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = srv.Shutdown() }, nil
+	return server{url: "http://" + ln.Addr().String(), pids: []int{os.Getpid()}, stop: func() { _ = srv.Shutdown() }}, nil
 }

@@ -72,13 +72,15 @@ type size struct {
 	label   string
 	ops     int // READ operations, all exposed
 	descLen int // characters of description per operation
-	// 304 rates by server, one per round, and the 200 rate
+	// 304 rates by server, one per round; the CPU time the server used per
+	// 304 answered in each of those runs, µs; the 200 rate
 	runs304  [nServers][]float64
+	cpu304   [nServers][]float64
 	rps200   [nServers]float64
 	jwsBytes int
 	token    string
 	rec      *store.BundleRecord
-	urls     [nServers]string
+	servers  [nServers]server
 }
 
 // runSpec is one wrk run in a round: a server serving a size.
@@ -100,9 +102,9 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	for _, s := range sizes {
-		for i, base := range s.urls {
+		for i, srv := range s.servers {
 			var err error
-			if s.rps200[i], err = wrk(o, base+"/api/v1/bundle", s.token, ""); err != nil {
+			if s.rps200[i], _, err = wrk(o, srv.url+"/api/v1/bundle", s.token, ""); err != nil {
 				return err
 			}
 		}
@@ -130,76 +132,24 @@ func measure304(o options, sizes []*size) error {
 			if r%2 == 1 {
 				x = order[len(order)-1-i]
 			}
-			rps, err := wrk(o, x.s.urls[x.server]+"/api/v1/bundle", x.s.token, x.s.rec.ETag)
+			srv := x.s.servers[x.server]
+			before, err := procCPU(srv.pids)
+			if err != nil {
+				return err
+			}
+			rps, n, err := wrk(o, srv.url+"/api/v1/bundle", x.s.token, x.s.rec.ETag)
+			if err != nil {
+				return err
+			}
+			after, err := procCPU(srv.pids)
 			if err != nil {
 				return err
 			}
 			x.s.runs304[x.server] = append(x.s.runs304[x.server], rps)
+			x.s.cpu304[x.server] = append(x.s.cpu304[x.server], float64((after-before).Microseconds())/float64(n))
 		}
 	}
 	return nil
-}
-
-// report prints the rates and the per-block ratios the issue sets targets
-// for.
-func report(o options, sizes []*size) {
-	fmt.Printf("\nbundle API, wrk -t%d -c%d -d%s, requests/s (304: median of %d runs, 200: one run)\n", o.threads, o.conns, o.duration, o.rounds)
-	fmt.Printf("%-7s %-5s", "bundle", "path")
-	for _, n := range serverNames {
-		fmt.Printf(" %10s", n)
-	}
-	fmt.Println()
-	for _, s := range sizes {
-		for _, path := range []string{"304", "200"} {
-			fmt.Printf("%-7s %-5s", s.label, path)
-			for i := range nServers {
-				v := s.rps200[i]
-				if path == "304" {
-					v = median(s.runs304[i])
-				}
-				fmt.Printf(" %10.0f", v)
-			}
-			fmt.Println()
-		}
-	}
-	fmt.Printf("signed bundle sizes: %d and %d bytes\n", sizes[0].jwsBytes, sizes[1].jwsBytes)
-	fmt.Printf("304 ratios, computed within each ABBA block of two rounds: median [min–max] (each of the %d blocks)\n", o.rounds/2)
-	small, big := sizes[0], sizes[1]
-	var toNginx [2]float64
-	for k, s := range sizes {
-		for _, pair := range [][2]int{{srvToolgate, srvNginx}, {srvToolgate, srvNetHTTP}, {srvNetHTTP, srvNginx}, {srvFastHTTP, srvNginx}, {srvFastHTTP, srvNetHTTP}} {
-			rs := ratios(s.runs304[pair[0]], s.runs304[pair[1]])
-			fmt.Printf("  %-5s %-20s %s\n", s.label, serverNames[pair[0]]+" / "+serverNames[pair[1]], spread(rs))
-			if pair == [2]int{srvToolgate, srvNginx} {
-				toNginx[k] = median(rs)
-			}
-		}
-	}
-	for srv := range nServers {
-		fmt.Printf("  %-26s %s\n", serverNames[srv]+" 5 MB / 2 KB", spread(ratios(big.runs304[srv], small.runs304[srv])))
-	}
-	flat := median(ratios(big.runs304[srvToolgate], small.runs304[srvToolgate]))
-	fmt.Printf("target toolgate 304 >= 0.70 of nginx: %.2f (2 KB), %.2f (5 MB) %s\n", toNginx[0], toNginx[1], verdict(toNginx[0] >= 0.7 && toNginx[1] >= 0.7))
-	fmt.Printf("target toolgate 5 MB 304 rate within 10 %% of the 2 KB one: %.2f %s\n", flat, verdict(flat >= 0.9 && flat <= 1.1))
-	fmt.Println("(the machine may be shared: compare ratios within this run, not rates across runs)")
-}
-
-// ratios divides a by b block by block: the sum of a's two runs in an ABBA
-// block (see measure304) over the sum of b's.
-func ratios(a, b []float64) []float64 {
-	out := make([]float64, min(len(a), len(b))/2)
-	for i := range out {
-		out[i] = (a[2*i] + a[2*i+1]) / (b[2*i] + b[2*i+1])
-	}
-	return out
-}
-
-// spread is "median [min–max] (each)".
-func spread(xs []float64) string {
-	if len(xs) == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f [%.2f–%.2f] (%s)", median(xs), slices.Min(xs), slices.Max(xs), fmtRatios(xs))
 }
 
 func median(xs []float64) float64 {
