@@ -146,7 +146,7 @@ func measure304(o options, sizes []*size) error {
 				return err
 			}
 			x.s.runs304[x.server] = append(x.s.runs304[x.server], rps)
-			us := float64((after-before).Microseconds()) / float64(n)
+			us := float64((after - before).Microseconds()) / float64(n)
 			x.s.cpu304[x.server] = append(x.s.cpu304[x.server], us)
 			fmt.Printf("-- %s %s: %d requests, %v CPU, %.1f µs per request\n", serverNames[x.server], x.s.label, n, after-before, us)
 		}
