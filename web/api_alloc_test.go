@@ -60,3 +60,18 @@ func TestNotModifiedFastPathAllocatesNothing(t *testing.T) {
 		})
 	}
 }
+
+// headerValue skips canonicalising its key: a key it is given must already
+// be canonical, or it would never find the header a client sent.
+func TestHeaderKeysCanonical(t *testing.T) {
+	for _, k := range []string{"If-None-Match", "Authorization", headerInstanceID, headerRuntimeName, headerRefused, headerBundleVersion} {
+		if c := http.CanonicalHeaderKey(k); c != k {
+			t.Errorf("header key %q is not canonical (%q): headerValue would miss it", k, c)
+		}
+		h := http.Header{}
+		h.Set(k, "v")
+		if headerValue(h, k) != "v" {
+			t.Errorf("headerValue(%q) misses the header", k)
+		}
+	}
+}

@@ -87,10 +87,10 @@ func (f *fleetRecorder) record(r *http.Request, tokenID int64) {
 	if err != nil {
 		remote = r.RemoteAddr
 	}
-	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(h.Get(headerInstanceID), 128),
-		Name: cleanHeader(h.Get(headerRuntimeName), 128), RemoteAddr: remote,
-		Refused: cleanHeader(h.Get(headerRefused), maxRefusedBytes)}
-	fetch.Version = reportedVersion(h.Get(headerBundleVersion))
+	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(headerValue(h, headerInstanceID), 128),
+		Name: cleanHeader(headerValue(h, headerRuntimeName), 128), RemoteAddr: remote,
+		Refused: cleanHeader(headerValue(h, headerRefused), maxRefusedBytes)}
+	fetch.Version = reportedVersion(headerValue(h, headerBundleVersion))
 	key := fleetKey{token: tokenID, instance: fetch.InstanceID}
 	now := f.now()
 	f.mu.Lock()
