@@ -190,7 +190,7 @@ bench-console: build bench-tools ## console under load: 50 signed-in viewers (wr
 	$(GO) run ./internal/bench/console --bin $(BENCH_BIN)
 
 .PHONY: bench-bundle-api
-bench-bundle-api: build bench-tools ## GET /api/v1/bundle (304 and 200, 2 KB and 5 MB) vs nginx, wrk -c32 (BENCH_FLAGS="-d 3s -rounds 5")
+bench-bundle-api: build bench-tools ## GET /api/v1/bundle 304 (ABBA rounds) and 200, 2 KB and 5 MB, vs nginx, net/http, fasthttp: rates and CPU/request ratios (BENCH_FLAGS="-d 2s -rounds 8")
 	$(GO) run ./internal/bench/bundleapi -toolgate bin/toolgate -nginx $(NGINX) -wrk $(WRK) $(BENCH_FLAGS)
 .PHONY: bench-runtime
 bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server (ratios)

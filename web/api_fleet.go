@@ -87,12 +87,10 @@ func (f *fleetRecorder) record(r *http.Request, tokenID int64) {
 	if err != nil {
 		remote = r.RemoteAddr
 	}
-	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(h.Get(headerInstanceID), 128),
-		Name: cleanHeader(h.Get(headerRuntimeName), 128), RemoteAddr: remote,
-		Refused: cleanHeader(h.Get(headerRefused), maxRefusedBytes)}
-	if v, err := strconv.ParseInt(h.Get(headerBundleVersion), 10, 64); err == nil && v > 0 {
-		fetch.Version = v
-	}
+	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(headerValue(h, headerInstanceID), 128),
+		Name: cleanHeader(headerValue(h, headerRuntimeName), 128), RemoteAddr: remote,
+		Refused: cleanHeader(headerValue(h, headerRefused), maxRefusedBytes)}
+	fetch.Version = reportedVersion(headerValue(h, headerBundleVersion))
 	key := fleetKey{token: tokenID, instance: fetch.InstanceID}
 	now := f.now()
 	f.mu.Lock()
@@ -150,6 +148,26 @@ func (f *fleetRecorder) flush(ctx context.Context) {
 		fe.At = time.Time{}
 		f.written[k] = fleetWrite{fetch: fe, at: at}
 	}
+}
+
+// reportedVersion is the bundle version a runtime reports, 0 when absent
+// or not a positive number. Only digit strings reach strconv: a fetch
+// without the header (curl, a probe) or with junk in it is answered on the
+// 304 path too, and a parse error would allocate on every such request.
+func reportedVersion(v string) int64 {
+	if v == "" || len(v) > 18 {
+		return 0
+	}
+	for i := range len(v) {
+		if v[i] < '0' || v[i] > '9' {
+			return 0
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // cleanHeader keeps an identification header printable and at most max

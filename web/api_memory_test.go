@@ -6,8 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -194,47 +192,6 @@ func TestBundleAPISeesOtherProcessWithinPoll(t *testing.T) {
 	within("the other process's revocation", func() bool {
 		return a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v2.ETag)}).Code == 401
 	})
-}
-
-// allocWriter is a ResponseWriter that reuses its header map, so that
-// AllocsPerRun counts only what the handler allocates.
-type allocWriter struct {
-	h    http.Header
-	code int
-}
-
-func (w *allocWriter) Header() http.Header         { return w.h }
-func (w *allocWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (w *allocWriter) WriteHeader(code int)        { w.code = code }
-
-// The fleet's poll, answered 304 with nothing changed, allocates nothing
-// in toolgate's code: on a small heap every allocation there would set the
-// garbage collector's pace, and the 304 rate with it.
-func TestNotModifiedFastPathAllocatesNothing(t *testing.T) {
-	a, _ := newAPIApp(t, time.Hour)
-	a.exposeTool("list_orders")
-	token := a.token("edge")
-	v1 := a.publish("first")
-	r := httptest.NewRequest("GET", "/api/v1/bundle", nil)
-	r.Header.Set("Authorization", "Bearer "+token)
-	r.Header.Set("If-None-Match", v1.ETag)
-	r.Header.Set(headerInstanceID, "pod-1")
-	r.Header.Set(headerRuntimeName, "checkout")
-	r.Header.Set(headerBundleVersion, "1")
-	w := &allocWriter{h: http.Header{}}
-	if !a.srv.notModifiedFast(w, r) || w.code != 304 {
-		t.Fatalf("fast path declined or answered %d", w.code)
-	}
-	a.srv.pub.fleet.flush(t.Context()) // the report is written; repeats are not
-	allocs := testing.AllocsPerRun(200, func() {
-		clear(w.h)
-		if !a.srv.notModifiedFast(w, r) {
-			t.Fatal("fast path declined")
-		}
-	})
-	if allocs != 0 {
-		t.Fatalf("the 304 fast path allocates %v times per request", allocs)
-	}
 }
 
 // Fetches racing publishes and a revocation: every answer is a consistent

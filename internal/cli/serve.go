@@ -34,6 +34,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		return Exit(2, err)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	defer holdHeapFloor(gcHeapFloor)()
 	fixes, err := secureDataDir(cfg.DataDir)
 	if err != nil {
 		return err

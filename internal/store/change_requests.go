@@ -344,14 +344,23 @@ func (db *DB) CountPendingFor(ctx context.Context, userID int64) (int, error) {
 	var n int
 	err := db.readTx(ctx, "count pending change requests", func(tx *sqlx.Tx) error {
 		var err error
-		n, err = countPendingFor(ctx, tx, userID)
+		n, err = db.countPendingFor(ctx, tx, userID)
 		return err
 	})
 	return n, err
 }
 
-func countPendingFor(ctx context.Context, tx *sqlx.Tx, userID int64) (int, error) {
+// countPendingFor counts the pending requests userID could decide: not
+// their own, and not from a requester they are not independent of (the
+// same account_acts test as DB.independent), so the badge never counts a
+// request the approver would be refused.
+func (db *DB) countPendingFor(ctx context.Context, tx *sqlx.Tx, userID int64) (int, error) {
 	var n int
-	err := tx.GetContext(ctx, &n, `SELECT count(*) FROM change_requests WHERE status = 'pending' AND requested_by <> ?`, userID)
+	err := tx.GetContext(ctx, &n, `SELECT count(*) FROM change_requests cr
+		WHERE cr.status = 'pending' AND cr.requested_by <> ? AND NOT EXISTS (
+			SELECT 1 FROM account_acts a WHERE a.at > ? AND (
+				(a.subject_id = ? AND (a.actor_id = cr.requested_by OR a.requested_by = cr.requested_by)) OR
+				(a.subject_id = cr.requested_by AND (a.actor_id = ? OR a.requested_by = ?))))`,
+		userID, formatTime(db.Now().Add(-db.independenceWindow())), userID, userID, userID)
 	return n, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/auth"
@@ -212,5 +213,30 @@ func TestApprovalVoidWhenClassMoved(t *testing.T) {
 	}
 	if stored, _ := f.db.ToolPolicy(ctx, f.del.ToolID); stored.Policy.Exposed {
 		t.Fatal("a void approval exposed the tool")
+	}
+}
+
+// The Approvals badge counts only requests the approver may decide: not a
+// request from the admin who created their account within the window.
+func TestCountPendingForLeavesOutDependentRequests(t *testing.T) {
+	ctx := context.Background()
+	f := newCRFixture(t)
+	created, err := f.db.CreateUser(ctx, f.adminApprover.Email,
+		NewUser{Email: "new-approver@example.com", PasswordHash: "h", Roles: []auth.Role{auth.RoleApprover}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := f.exposeRequest(t, f.adminApprover)
+	if n, _ := f.db.CountPendingFor(ctx, f.approver.ID); n != 1 {
+		t.Fatalf("pending for an independent approver = %d, want 1", n)
+	}
+	if n, _ := f.db.CountPendingFor(ctx, created.ID); n != 0 {
+		t.Fatalf("pending for the account the requester created = %d, want 0", n)
+	}
+	_, err = f.db.ApproveChangeRequest(ctx, created.ID, cr.ID, "")
+	wantCode(t, err, apperr.Forbidden)
+	f.db.Now = func() time.Time { return time.Now().Add(DefaultApproverIndependence + time.Hour) }
+	if n, _ := f.db.CountPendingFor(ctx, created.ID); n != 1 {
+		t.Fatalf("pending after the independence window = %d, want 1", n)
 	}
 }

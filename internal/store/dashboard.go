@@ -68,7 +68,7 @@ func (db *DB) Dashboard(ctx context.Context, q DashboardQuery) (*DashboardFacts,
 			return err
 		}
 		var err error
-		if f.PendingForUser, err = countPendingFor(ctx, tx, q.UserID); err != nil {
+		if f.PendingForUser, err = db.countPendingFor(ctx, tx, q.UserID); err != nil {
 			return err
 		}
 		if err := dashboardBundle(ctx, tx, f); err != nil {

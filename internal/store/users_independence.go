@@ -140,10 +140,7 @@ func (db *DB) recordAct(ctx context.Context, tx *sqlx.Tx, subject int64, act str
 // independent refuses an approval by approver of a request by requester
 // when account_acts links the two within the window (see above).
 func (db *DB) independent(ctx context.Context, tx *sqlx.Tx, approver *User, requester int64, requesterEmail string) error {
-	window := db.ApproverIndependence
-	if window <= 0 {
-		window = DefaultApproverIndependence
-	}
+	window := db.independenceWindow()
 	var row struct {
 		Subject int64  `db:"subject_id"`
 		Act     string `db:"act"`
@@ -186,6 +183,14 @@ func (db *DB) independent(ctx context.Context, tx *sqlx.Tx, approver *User, requ
 		"less than %s ago. An approver must be independent of the requester (R10): another approver must "+
 		"decide it, or you can from %s.", what, at.UTC().Format(layout), formatWindow(window),
 		at.Add(window).UTC().Format(layout))
+}
+
+// independenceWindow is DB.ApproverIndependence, or the default when unset.
+func (db *DB) independenceWindow() time.Duration {
+	if db.ApproverIndependence <= 0 {
+		return DefaultApproverIndependence
+	}
+	return db.ApproverIndependence
 }
 
 func formatWindow(d time.Duration) string {

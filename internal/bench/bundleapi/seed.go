@@ -16,7 +16,7 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-// start seeds a data directory for s and starts the three servers on it.
+// start seeds a data directory for s and starts the servers on it.
 func start(ctx context.Context, o options, s *size) (stop func(), err error) {
 	var stops []func()
 	stop = func() {
@@ -50,25 +50,23 @@ func start(ctx context.Context, o options, s *size) (stop func(), err error) {
 		return nil, err
 	}
 	fmt.Printf("== %s bundle: %d tools, %d bytes signed, ETag %s\n", s.label, s.rec.ToolCount, len(s.rec.Signed), s.rec.ETag)
-	tgURL, stopTG, err := startToolgate(o, data, filepath.Join(dir, "toolgate.log"))
-	if err != nil {
-		return nil, err
+	starts := [nServers]func() (server, error){
+		srvToolgate: func() (server, error) { return startToolgate(o, data, filepath.Join(dir, "toolgate.log")) },
+		srvNginx:    func() (server, error) { return startNginx(o, dir, file, s.token, s.rec.ETag) },
+		srvNetHTTP:  func() (server, error) { return startMinimal(s.token, s.rec) },
+		srvFastHTTP: func() (server, error) { return startFastHTTP(s.token, s.rec) },
 	}
-	stops = append(stops, stopTG)
-	ngURL, stopNG, err := startNginx(o, dir, file, s.token, s.rec.ETag)
-	if err != nil {
-		return nil, err
+	for i, st := range starts {
+		srv, err := st()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", serverNames[i], err)
+		}
+		stops = append(stops, srv.stop)
+		s.servers[i] = srv
 	}
-	stops = append(stops, stopNG)
-	goURL, stopGo, err := startMinimal(s.token, s.rec)
-	if err != nil {
-		return nil, err
-	}
-	stops = append(stops, stopGo)
-	s.urls = [3]string{tgURL, ngURL, goURL}
-	for _, base := range s.urls {
-		if err := check(base, s.token, s.rec); err != nil {
-			return nil, fmt.Errorf("%s: %w", base, err)
+	for i, srv := range s.servers {
+		if err := check(srv.url, s.token, s.rec); err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", serverNames[i], srv.url, err)
 		}
 	}
 	return stop, nil

@@ -19,17 +19,25 @@ import (
 
 var runningRE = regexp.MustCompile(`toolgate is running at (http://\S+)`)
 
+// server is one running server under test: where it listens, the
+// processes whose CPU time its requests cost, and how to stop it.
+type server struct {
+	url  string
+	pids []int
+	stop func()
+}
+
 // startToolgate runs `toolgate serve` on a free loopback port.
-func startToolgate(o options, data, logFile string) (string, func(), error) {
+func startToolgate(o options, data, logFile string) (server, error) {
 	logf, err := os.Create(logFile)
 	if err != nil {
-		return "", nil, err
+		return server{}, err
 	}
 	out := &syncWriter{b: &bytes.Buffer{}}
 	cmd := exec.Command(o.toolgate, "serve", "--data-dir", data, "--addr", "127.0.0.1:0")
 	cmd.Stdout, cmd.Stderr = out, logf
 	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start %s: %w", o.toolgate, err)
+		return server{}, fmt.Errorf("start %s: %w", o.toolgate, err)
 	}
 	stop := func() {
 		_ = cmd.Process.Signal(os.Interrupt)
@@ -38,24 +46,24 @@ func startToolgate(o options, data, logFile string) (string, func(), error) {
 	}
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if m := runningRE.FindStringSubmatch(out.String()); m != nil {
-			return m[1], stop, nil
+			return server{url: m[1], pids: []int{cmd.Process.Pid}, stop: stop}, nil
 		}
 	}
 	stop()
-	return "", nil, errors.New("toolgate serve did not start (see its log)")
+	return server{}, errors.New("toolgate serve did not start (see its log)")
 }
 
 // startNginx writes a config serving file at /api/v1/bundle with the same
 // strong ETag toolgate sends, a 304 for a matching If-None-Match and a 401
 // for any other Authorization header, and runs nginx in the foreground.
-func startNginx(o options, dir, file, token, etag string) (string, func(), error) {
+func startNginx(o options, dir, file, token, etag string) (server, error) {
 	port, err := freePort()
 	if err != nil {
-		return "", nil, err
+		return server{}, err
 	}
 	for _, sub := range []string{"client_body", "proxy", "fastcgi", "uwsgi", "scgi"} {
 		if err := os.MkdirAll(filepath.Join(dir, "nginx", sub), 0o755); err != nil {
-			return "", nil, err
+			return server{}, err
 		}
 	}
 	n := filepath.Join(dir, "nginx")
@@ -87,12 +95,12 @@ http {
 `, n, port, token, etag, file)
 	confFile := filepath.Join(n, "nginx.conf")
 	if err := os.WriteFile(confFile, []byte(conf), 0o644); err != nil {
-		return "", nil, err
+		return server{}, err
 	}
 	cmd := exec.Command(o.nginx, "-c", confFile, "-p", n, "-e", filepath.Join(n, "error.log"))
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start nginx: %w", err)
+		return server{}, fmt.Errorf("start nginx: %w", err)
 	}
 	stop := func() {
 		_ = cmd.Process.Signal(os.Interrupt)
@@ -102,20 +110,25 @@ http {
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if resp, err := http.Get(base + "/"); err == nil {
 			resp.Body.Close()
-			return base, stop, nil
+			workers, err := childrenOf(cmd.Process.Pid)
+			if err != nil || len(workers) == 0 {
+				stop()
+				return server{}, fmt.Errorf("nginx workers: %v", err)
+			}
+			return server{url: base, pids: append(workers, cmd.Process.Pid), stop: stop}, nil
 		}
 	}
 	stop()
-	return "", nil, errors.New("nginx did not start (see its error.log)")
+	return server{}, errors.New("nginx did not start (see its error.log)")
 }
 
 // startMinimal serves the bundle from a minimal net/http handler with the
 // same checks: the floor of any Go server on this machine, to tell
 // toolgate's own cost from the HTTP stack's.
-func startMinimal(token string, rec *store.BundleRecord) (string, func(), error) {
+func startMinimal(token string, rec *store.BundleRecord) (server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, err
+		return server{}, err
 	}
 	body, want := []byte(rec.Signed), "Bearer "+token
 	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -133,7 +146,7 @@ func startMinimal(token string, rec *store.BundleRecord) (string, func(), error)
 		_, _ = w.Write(body)
 	})}
 	go func() { _ = hs.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = hs.Close() }, nil
+	return server{url: "http://" + ln.Addr().String(), pids: []int{os.Getpid()}, stop: func() { _ = hs.Close() }}, nil
 }
 
 // check makes sure a server answers the way the benchmark assumes: 200
@@ -168,13 +181,15 @@ func check(base, token string, rec *store.BundleRecord) error {
 
 var (
 	rpsRE    = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	countRE  = regexp.MustCompile(`(\d+) requests in`)
 	non2xxRE = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
 	errorsRE = regexp.MustCompile(`Socket errors: .*`)
 )
 
-// wrk runs one load test and returns requests per second; any non-2xx/3xx
-// answer or socket error fails the benchmark.
-func wrk(o options, url, token, etag string) (float64, error) {
+// wrk runs one load test and returns requests per second and the number
+// of requests answered; any non-2xx/3xx answer or socket error fails the
+// benchmark.
+func wrk(o options, url, token, etag string) (float64, int64, error) {
 	// A 5 MB answer to 32 connections at once takes seconds: wrk's default
 	// 2 s timeout would count those as errors.
 	args := []string{"-t", strconv.Itoa(o.threads), "-c", strconv.Itoa(o.conns), "-d", o.duration.String(), "--timeout", "30s",
@@ -184,7 +199,7 @@ func wrk(o options, url, token, etag string) (float64, error) {
 	}
 	out, err := exec.Command(o.wrk, append(args, url)...).CombinedOutput()
 	if err != nil {
-		return 0, fmt.Errorf("wrk: %w: %s", err, out)
+		return 0, 0, fmt.Errorf("wrk: %w: %s", err, out)
 	}
 	path := "200"
 	if etag != "" {
@@ -192,16 +207,21 @@ func wrk(o options, url, token, etag string) (float64, error) {
 	}
 	fmt.Printf("-- %s %s\n%s", url, path, out)
 	if m := non2xxRE.FindSubmatch(out); m != nil {
-		return 0, fmt.Errorf("wrk against %s: %s responses were not 2xx/3xx", url, m[1])
+		return 0, 0, fmt.Errorf("wrk against %s: %s responses were not 2xx/3xx", url, m[1])
 	}
 	if m := errorsRE.Find(out); m != nil {
-		return 0, fmt.Errorf("wrk against %s: %s", url, m)
+		return 0, 0, fmt.Errorf("wrk against %s: %s", url, m)
 	}
-	m := rpsRE.FindSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("wrk: no Requests/sec in %s", out)
+	m, c := rpsRE.FindSubmatch(out), countRE.FindSubmatch(out)
+	if m == nil || c == nil {
+		return 0, 0, fmt.Errorf("wrk: no Requests/sec or request count in %s", out)
 	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	rps, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		return 0, 0, err
+	}
+	n, err := strconv.ParseInt(string(c[1]), 10, 64)
+	return rps, n, err
 }
 
 func freePort() (int, error) {
