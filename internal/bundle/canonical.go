@@ -25,12 +25,21 @@ func Canonical(b *Bundle) ([]byte, error) {
 	if b == nil {
 		return nil, fmt.Errorf("canonical bundle: nil bundle")
 	}
-	n := normalize(b)
-	out, err := encodeCanonical(n, sizeHint(n))
+	out, err := encodeBundle(normalize(b))
 	if err != nil {
 		return nil, fmt.Errorf("canonical bundle: %w", err)
 	}
 	return out, nil
+}
+
+// encodeBundle returns the canonical bytes of a normalized bundle: its wire
+// form (wire.go), encoded.
+func encodeBundle(n *Bundle) ([]byte, error) {
+	w, err := toWire(n)
+	if err != nil {
+		return nil, err
+	}
+	return encodeCanonical(w, sizeHint(w))
 }
 
 // canonicalJSON encodes any value as JSON in RFC 8785 form: encoding/json,
@@ -111,23 +120,27 @@ func nonNil[T any](s []T) []T {
 // byte comparison makes the choice fail-safe: a decoder that read anything
 // differently would produce different bytes and the bundle would be refused.
 func decodeCanonical(payload []byte) (*Bundle, error) {
-	var b Bundle
-	rest, err := segjson.Parse(payload, &b, segjson.DisallowUnknownFields|segjson.DontMatchCaseInsensitiveStructFields)
+	var w wireBundle
+	rest, err := segjson.Parse(payload, &w, segjson.DisallowUnknownFields|segjson.DontMatchCaseInsensitiveStructFields)
 	if err != nil {
 		return nil, fmt.Errorf("decoding payload: %w", err)
 	}
 	if len(bytes.TrimSpace(rest)) > 0 {
 		return nil, fmt.Errorf("decoding payload: data after the bundle object")
 	}
-	if b.Schema != Schema {
-		return nil, fmt.Errorf("schema is %q, want %q", b.Schema, Schema)
+	if w.Schema != Schema {
+		return nil, fmt.Errorf("schema is %q, want %q", w.Schema, Schema)
 	}
-	again, err := encodeCanonical(normalize(&b), len(payload))
+	b, err := fromWire(&w)
+	if err != nil {
+		return nil, err
+	}
+	again, err := encodeBundle(normalize(b))
 	if err != nil {
 		return nil, fmt.Errorf("canonical bundle: %w", err)
 	}
 	if !bytes.Equal(again, payload) {
 		return nil, fmt.Errorf("payload is not in canonical form (RFC 8785, sorted tools and sources, whole-second UTC times, no null lists)")
 	}
-	return &b, nil
+	return b, nil
 }

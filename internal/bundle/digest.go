@@ -25,10 +25,10 @@ type definition struct {
 	Method      string          `json:"method"`
 	Path        string          `json:"path"`
 	Description string          `json:"description"`
-	Params      []Param         `json:"params"`
-	Body        *Body           `json:"body"`
+	Params      []wireParam     `json:"params"`
+	Body        *wireBody       `json:"body"`
 	InputSchema json.RawMessage `json:"input_schema"`
-	Annotations Annotations     `json:"annotations"`
+	Annotations wireAnnotations `json:"annotations"`
 }
 
 // digestExcluded are the Tool fields deliberately left out of the digest.
@@ -46,7 +46,8 @@ var digestExcluded = []string{"Risk", "Reasons", "Policy", "Approvals", "Digest"
 // is what was approved. An input schema that is not JSON has no digest.
 func DefinitionDigest(t *Tool, src *Source) (string, error) {
 	d := definition{Name: t.Name, Source: t.Source, Method: t.Method, Path: t.Path, Description: t.Description,
-		Params: nonNil(t.Params), Body: t.Body, InputSchema: t.InputSchema, Annotations: t.Annotations}
+		Params: nonNil(mapList(t.Params, paramToWire)), Body: bodyToWire(t.Body), InputSchema: t.InputSchema,
+		Annotations: annotationsToWire(t.Annotations)}
 	if src != nil {
 		d.Origin, d.BasePath = src.Origin, src.BasePath
 	}

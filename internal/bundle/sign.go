@@ -33,7 +33,7 @@ func Sign(b *Bundle, k SigningKey) ([]byte, error) {
 		return nil, errors.New("sign bundle: nil bundle")
 	}
 	n := normalize(b)
-	payload, err := encodeCanonical(n, sizeHint(n))
+	payload, err := encodeBundle(n)
 	if err != nil {
 		return nil, fmt.Errorf("sign bundle: canonical bundle: %w", err)
 	}
