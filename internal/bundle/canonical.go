@@ -1,14 +1,11 @@
 package bundle
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	segjson "github.com/segmentio/encoding/json"
 )
 
 // Canonical returns the canonical bytes of b: the signing input of a bundle.
@@ -109,10 +106,14 @@ func nonNil[T any](s []T) []T {
 }
 
 // decodeCanonical decodes a signed payload and checks that it is exactly the
-// canonical encoding of what it decodes to. This refuses payloads with
-// unknown members, duplicate members, null lists, fractional-second times,
-// unsorted tools or non-JCS formatting: a signed bundle has exactly one byte
-// form, so two runtimes can never read different content from one signature.
+// canonical encoding of what it decodes to (readPayload, without a memo).
+// This refuses payloads with duplicate members, null lists, fractional-
+// second times, unsorted tools or non-JCS formatting: a signed bundle has
+// exactly one byte form, so two runtimes can never read different content
+// from one signature. Members a later revision of the major added are
+// ignored (extras.go); a member that is not known and not of the bundle's
+// structure (a misspelt one at a known level, say) therefore passes only if
+// the payload is still canonical, and changes nothing a runtime reads.
 //
 // The decoder is github.com/segmentio/encoding/json (already in the module
 // graph through the MCP SDK): it decodes a 5,000-tool bundle several times
@@ -120,27 +121,9 @@ func nonNil[T any](s []T) []T {
 // byte comparison makes the choice fail-safe: a decoder that read anything
 // differently would produce different bytes and the bundle would be refused.
 func decodeCanonical(payload []byte) (*Bundle, error) {
-	var w wireBundle
-	rest, err := segjson.Parse(payload, &w, segjson.DisallowUnknownFields|segjson.DontMatchCaseInsensitiveStructFields)
-	if err != nil {
-		return nil, fmt.Errorf("decoding payload: %w", err)
-	}
-	if len(bytes.TrimSpace(rest)) > 0 {
-		return nil, fmt.Errorf("decoding payload: data after the bundle object")
-	}
-	if w.Schema != Schema {
-		return nil, fmt.Errorf("schema is %q, want %q", w.Schema, Schema)
-	}
-	b, err := fromWire(&w)
+	res, err := readPayload(payload, nil)
 	if err != nil {
 		return nil, err
 	}
-	again, err := encodeBundle(normalize(b))
-	if err != nil {
-		return nil, fmt.Errorf("canonical bundle: %w", err)
-	}
-	if !bytes.Equal(again, payload) {
-		return nil, fmt.Errorf("payload is not in canonical form (RFC 8785, sorted tools and sources, whole-second UTC times, no null lists)")
-	}
-	return b, nil
+	return res.bundle, nil
 }

@@ -74,6 +74,11 @@ type VerifyOptions struct {
 	// LastVersion is the version the caller last accepted; a bundle must be
 	// strictly newer. 0 means none (first fetch, or an offline check).
 	LastVersion int64
+	// Memo, when set, holds the tools of the last bundle accepted with it:
+	// identical tools are not decoded and validated again (see Memo). On
+	// success it is replaced by the accepted bundle's tools. nil verifies
+	// every tool.
+	Memo *Memo
 }
 
 // protectedHeader is every parameter a bundle header may carry. Anything
@@ -118,18 +123,24 @@ func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, er
 		return nil, nil, fmt.Errorf("verify bundle: %w: payload is not strict base64url: %v", ErrTampered, err)
 	}
 	payload = payload[:n]
-	b, err := decodeCanonical(payload)
+	res, err := readPayload(payload, opts.Memo)
+	if errors.Is(err, ErrUnknownSchema) {
+		return nil, nil, fmt.Errorf("verify bundle: %w", err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("verify bundle: %w: %v", ErrSchema, err)
 	}
-	// decodeCanonical re-encoded every input schema: they are valid JSON.
-	if err := b.validate(false); err != nil {
+	b := res.bundle
+	// readPayload re-encoded every input schema it decoded: they are valid
+	// JSON; the tools it took from the memo were validated before.
+	if err := b.validateSome(false, res.known); err != nil {
 		// One line: a runtime logs it and the CLI prints it as is.
 		return nil, nil, fmt.Errorf("verify bundle: %w: %s", ErrSchema, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	if err := checkFreshness(b, opts); err != nil {
 		return nil, nil, fmt.Errorf("verify bundle: %w", err)
 	}
+	opts.Memo.remember(b, res.keys)
 	return b, payload, nil
 }
 
