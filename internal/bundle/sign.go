@@ -93,13 +93,16 @@ type protectedHeader struct {
 // Verify checks a signed bundle and returns it with its payload (the
 // canonical bytes). It refuses, in this order and each with its own
 // sentinel: ErrUnsigned, ErrAlgorithm, ErrSchema (header), ErrUnknownKey,
-// ErrTampered, ErrSchema (payload), ErrStaleVersion, ErrExpired,
-// ErrNotYetValid.
+// ErrTampered, ErrUnknownSchema, ErrSchema (payload), ErrStaleVersion,
+// ErrExpired, ErrNotYetValid.
 //
 // The signature is checked over the signing input exactly as received,
-// before the payload is decoded at all; the payload is then base64-decoded
-// and JSON-decoded once, and re-encoded with the canonical encoder to prove
-// it is in canonical form.
+// before the payload is decoded at all; the payload is then base64-decoded,
+// its schema read, and it is JSON-decoded once, a part at a time (the
+// bundle without its tools, then each tool), each part re-encoded with the
+// canonical encoder to prove it is in canonical form (readPayload). With
+// opts.Memo, tools identical to ones of the last bundle accepted with it
+// are taken from it instead.
 func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, error) {
 	if opts.Now.IsZero() {
 		return nil, nil, errors.New("verify bundle: VerifyOptions.Now is required")
