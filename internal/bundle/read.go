@@ -136,14 +136,25 @@ func splitTools(payload []byte) ([]byte, [][]byte, error) {
 		if from >= 0 {
 			return s.errorf("tools appears twice")
 		}
+		// Canonical form has no whitespace around the tools, and no other
+		// check sees the bytes between them: "[" tool "," tool ... "]".
 		from = s.i
+		end := from + 1
 		err := s.array(func() error {
-			start := s.i
+			if len(tools) > 0 {
+				end++ // the comma
+			}
+			if s.i != end {
+				return errNotCanonical
+			}
 			err := s.skipValue()
-			tools = append(tools, payload[start:s.i])
+			tools = append(tools, payload[end:s.i])
+			end = s.i
 			return err
 		})
-		to = s.i
+		if to = s.i; err == nil && to != end+1 {
+			return errNotCanonical
+		}
 		return err
 	})
 	if err != nil {

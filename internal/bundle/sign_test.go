@@ -103,6 +103,15 @@ func TestVerifyRefusals(t *testing.T) {
 			}
 			return handSign(t, header(k), pretty.Bytes(), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrSchema},
+		{"whitespace before the first tool", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(`"tools":[{`), []byte(`"tools":[ {`), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrSchema},
+		{"whitespace between tools", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(`},{"annotations"`), []byte("},\n{\"annotations\""), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrSchema},
+		{"whitespace after the last tool", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(`}],"version"`), []byte(`} ],"version"`), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrSchema},
 		{"unknown member out of canonical order", func(t *testing.T) []byte {
 			return handSign(t, header(k), bytes.Replace(payload, []byte(`{"expires_at"`), []byte(`{"extra":1,"expires_at"`), 1), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrSchema},
