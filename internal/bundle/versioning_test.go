@@ -202,3 +202,26 @@ func TestMemberNamesMatchExactly(t *testing.T) {
 		t.Errorf("a member in another case was read: version %d, exposed %v", got.Version, got.Tools[0].Policy.Exposed)
 	}
 }
+
+// FuzzReadPayload: whatever the payload, reading it does not panic, and a
+// payload it accepts is its own RFC 8785 form, extras included (one
+// signature, one byte string).
+func FuzzReadPayload(f *testing.F) {
+	plain, err := Canonical(mustBuild(f, smallInput()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(plain)
+	f.Add(bytes.Replace(plain, []byte(`"version":7}`), []byte(`"version":7,"zz":{"a":[1,"x",null]}}`), 1))
+	f.Add(bytes.Replace(plain, []byte(`"policy":{`), []byte(`"policy":{"a_hint":true,`), 1))
+	f.Add(bytes.Replace(plain, []byte(Schema), []byte("toolgate.bundle/v2"), 1))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		if _, err := readPayload(payload, &Memo{}); err != nil {
+			return
+		}
+		canon, err := appendCanonicalJSON(nil, payload)
+		if err != nil || !bytes.Equal(canon, payload) {
+			t.Fatalf("accepted a payload that is not canonical (%v):\n%s", err, payload)
+		}
+	})
+}
