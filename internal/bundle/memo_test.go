@@ -94,3 +94,47 @@ func TestMemoKeepsTheLastAcceptedBundle(t *testing.T) {
 		t.Fatalf("Verify error = %v, want %v", err, ErrStaleVersion)
 	}
 }
+
+// TestVerifyRefusesToolsNotInNormalForm: reading a tool on its own bytes
+// still refuses what Canonical never writes, with or without a memo.
+func TestVerifyRefusesToolsNotInNormalForm(t *testing.T) {
+	k := testKey(t, 1)
+	approval := func(doc map[string]any) map[string]any {
+		for _, tv := range arr(doc["tools"]) {
+			if as, ok := obj(tv)["approvals"].([]any); ok {
+				return obj(as[0])
+			}
+		}
+		t.Fatal("the fixture has no approval")
+		return nil
+	}
+	tests := []struct {
+		name string
+		edit func(doc map[string]any)
+	}{
+		{"approval time with a fraction", func(doc map[string]any) { approval(doc)["approved_at"] = "2025-03-01T11:00:00.5Z" }},
+		{"approval time with an offset", func(doc map[string]any) { approval(doc)["approved_at"] = "2025-03-01T12:00:00+01:00" }},
+		{"params null", func(doc map[string]any) { obj(arr(doc["tools"])[2])["params"] = nil }},
+		{"reasons null", func(doc map[string]any) { obj(arr(doc["tools"])[2])["reasons"] = nil }},
+		{"approvals empty", func(doc map[string]any) { obj(arr(doc["tools"])[2])["approvals"] = []any{} }},
+		{"tools out of order", func(doc map[string]any) {
+			tools := arr(doc["tools"])
+			tools[0], tools[1] = tools[1], tools[0]
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			payload := editPayload(t, fixturePayload(t), tc.edit)
+			signed := handSign(t, header(k), payload, k.Private)
+			memo := &Memo{}
+			if _, _, err := Verify(handSign(t, header(k), fixturePayload(t), k.Private), keySet(k), VerifyOptions{Now: issued.Add(time.Hour), Memo: memo}); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range []*Memo{nil, memo} {
+				if _, _, err := Verify(signed, keySet(k), VerifyOptions{Now: issued.Add(time.Hour), Memo: m}); !errors.Is(err, ErrSchema) {
+					t.Errorf("memo %v: Verify error = %v, want %v", m != nil, err, ErrSchema)
+				}
+			}
+		})
+	}
+}

@@ -192,6 +192,17 @@ func readSkeleton(skeleton []byte) (*Bundle, error) {
 	return b, nil
 }
 
+// normalizeWireTool puts a decoded tool in the normal form Canonical
+// encodes (normalizeTool, on the wire form: converting the normalized
+// domain tool back would allocate every list again for nothing).
+func normalizeWireTool(w *wireTool) {
+	w.Params = nonNil(w.Params)
+	w.Reasons = nonNil(w.Reasons)
+	for i := range w.Approvals {
+		w.Approvals[i].ApprovedAt = wholeSecondUTC(w.Approvals[i].ApprovedAt)
+	}
+}
+
 // toolReader decodes tools one by one, reusing its encoder.
 type toolReader struct {
 	enc bundleEncoder
@@ -207,9 +218,7 @@ func (r *toolReader) read(raw []byte, t *Tool) error {
 		return fmt.Errorf("%q: %w", w.Name, err)
 	}
 	*t = normalizeTool(*t)
-	if err := toolToWire(t, &w); err != nil {
-		return fmt.Errorf("%q: %w", w.Name, err)
-	}
+	normalizeWireTool(&w) // as normalizeTool, on the decoded copy
 	r.enc.dst = r.enc.dst[:0]
 	if err := r.enc.tool(&w); err != nil {
 		return fmt.Errorf("canonical bundle: %w", err)
