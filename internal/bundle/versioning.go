@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// KnownSchemas are the schema majors this verifier reads (doc.go,
+// KnownSchemas returns the schema majors this verifier reads (doc.go,
 // "Versioning"). A bundle of any other schema is refused with
 // ErrUnknownSchema, whatever else it holds.
-var KnownSchemas = []string{Schema}
+func KnownSchemas() []string { return []string{Schema} }
 
 // errStopWalk ends a walk early once the member sought is found.
 var errStopWalk = errors.New("stop")
@@ -39,11 +40,10 @@ func checkSchema(payload []byte) error {
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		return fmt.Errorf("decoding payload: schema is not a string: %s", raw)
 	}
-	for _, known := range KnownSchemas {
-		if schema == known {
-			return nil
-		}
+	known := KnownSchemas()
+	if slices.Contains(known, schema) {
+		return nil
 	}
 	return fmt.Errorf("%w: the bundle's schema is %q and this verifier knows %s; a newer console published it, "+
-		"upgrade this runtime", ErrUnknownSchema, schema, strings.Join(KnownSchemas, ", "))
+		"upgrade this runtime", ErrUnknownSchema, schema, strings.Join(known, ", "))
 }
