@@ -1,14 +1,11 @@
 package bundle
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	segjson "github.com/segmentio/encoding/json"
 )
 
 // Canonical returns the canonical bytes of b: the signing input of a bundle.
@@ -25,12 +22,21 @@ func Canonical(b *Bundle) ([]byte, error) {
 	if b == nil {
 		return nil, fmt.Errorf("canonical bundle: nil bundle")
 	}
-	n := normalize(b)
-	out, err := encodeCanonical(n, sizeHint(n))
+	out, err := encodeBundle(normalize(b))
 	if err != nil {
 		return nil, fmt.Errorf("canonical bundle: %w", err)
 	}
 	return out, nil
+}
+
+// encodeBundle returns the canonical bytes of a normalized bundle: its wire
+// form (wire.go), encoded.
+func encodeBundle(n *Bundle) ([]byte, error) {
+	w, err := toWire(n)
+	if err != nil {
+		return nil, err
+	}
+	return encodeCanonical(w, sizeHint(w))
 }
 
 // canonicalJSON encodes any value as JSON in RFC 8785 form: encoding/json,
@@ -100,10 +106,14 @@ func nonNil[T any](s []T) []T {
 }
 
 // decodeCanonical decodes a signed payload and checks that it is exactly the
-// canonical encoding of what it decodes to. This refuses payloads with
-// unknown members, duplicate members, null lists, fractional-second times,
-// unsorted tools or non-JCS formatting: a signed bundle has exactly one byte
-// form, so two runtimes can never read different content from one signature.
+// canonical encoding of what it decodes to (readPayload, without a memo).
+// This refuses payloads with duplicate members, null lists, fractional-
+// second times, unsorted tools or non-JCS formatting: a signed bundle has
+// exactly one byte form, so two runtimes can never read different content
+// from one signature. Members a later revision of the major added are
+// ignored (extras.go); a member that is not known and not of the bundle's
+// structure (a misspelt one at a known level, say) therefore passes only if
+// the payload is still canonical, and changes nothing a runtime reads.
 //
 // The decoder is github.com/segmentio/encoding/json (already in the module
 // graph through the MCP SDK): it decodes a 5,000-tool bundle several times
@@ -111,23 +121,9 @@ func nonNil[T any](s []T) []T {
 // byte comparison makes the choice fail-safe: a decoder that read anything
 // differently would produce different bytes and the bundle would be refused.
 func decodeCanonical(payload []byte) (*Bundle, error) {
-	var b Bundle
-	rest, err := segjson.Parse(payload, &b, segjson.DisallowUnknownFields|segjson.DontMatchCaseInsensitiveStructFields)
+	res, err := readPayload(payload, nil)
 	if err != nil {
-		return nil, fmt.Errorf("decoding payload: %w", err)
+		return nil, err
 	}
-	if len(bytes.TrimSpace(rest)) > 0 {
-		return nil, fmt.Errorf("decoding payload: data after the bundle object")
-	}
-	if b.Schema != Schema {
-		return nil, fmt.Errorf("schema is %q, want %q", b.Schema, Schema)
-	}
-	again, err := encodeCanonical(normalize(&b), len(payload))
-	if err != nil {
-		return nil, fmt.Errorf("canonical bundle: %w", err)
-	}
-	if !bytes.Equal(again, payload) {
-		return nil, fmt.Errorf("payload is not in canonical form (RFC 8785, sorted tools and sources, whole-second UTC times, no null lists)")
-	}
-	return &b, nil
+	return res.bundle, nil
 }

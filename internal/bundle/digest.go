@@ -25,10 +25,10 @@ type definition struct {
 	Method      string          `json:"method"`
 	Path        string          `json:"path"`
 	Description string          `json:"description"`
-	Params      []Param         `json:"params"`
-	Body        *Body           `json:"body"`
+	Params      []wireParam     `json:"params"`
+	Body        *wireBody       `json:"body"`
 	InputSchema json.RawMessage `json:"input_schema"`
-	Annotations Annotations     `json:"annotations"`
+	Annotations wireAnnotations `json:"annotations"`
 }
 
 // digestExcluded are the Tool fields deliberately left out of the digest.
@@ -45,17 +45,61 @@ var digestExcluded = []string{"Risk", "Reasons", "Policy", "Approvals", "Digest"
 // bundle tool carries it, so anyone can check that what an agent is served
 // is what was approved. An input schema that is not JSON has no digest.
 func DefinitionDigest(t *Tool, src *Source) (string, error) {
-	d := definition{Name: t.Name, Source: t.Source, Method: t.Method, Path: t.Path, Description: t.Description,
-		Params: nonNil(t.Params), Body: t.Body, InputSchema: t.InputSchema, Annotations: t.Annotations}
-	if src != nil {
-		d.Origin, d.BasePath = src.Origin, src.BasePath
-	}
-	raw, err := canonicalJSON(d)
-	if err != nil {
+	e := bundleEncoder{dst: make([]byte, 0, len(t.InputSchema)+512)}
+	if err := e.definition(t, src); err != nil {
 		return "", fmt.Errorf("definition digest of tool %q: %w", t.Name, err)
 	}
-	sum := sha256.Sum256(raw)
+	sum := sha256.Sum256(e.dst)
 	return DigestPrefix + hex.EncodeToString(sum[:]), nil
+}
+
+// definition writes the definition object of a tool in canonical form,
+// as the bundle encoder writes a tool: the bytes of canonicalJSON(
+// definitionOf(t, src)) without encoding/json (it was most of the time of
+// validating a bundle). TestDefinitionEncoderMatchesReference compares the
+// two on random tools.
+func (e *bundleEncoder) definition(t *Tool, src *Source) error {
+	var origin, basePath string
+	if src != nil {
+		origin, basePath = src.Origin, src.BasePath
+	}
+	e.open('{')
+	e.name(true, "annotations")
+	e.annotations(annotationsToWire(t.Annotations))
+	e.name(false, "base_path")
+	e.str(basePath)
+	e.name(false, "body")
+	if b := bodyToWire(t.Body); b == nil {
+		e.null()
+	} else {
+		e.body(b)
+	}
+	e.name(false, "description")
+	e.str(t.Description)
+	e.name(false, "input_schema")
+	if err := e.raw(t.InputSchema); err != nil {
+		return fmt.Errorf("input_schema: %w", err)
+	}
+	e.name(false, "method")
+	e.str(t.Method)
+	e.name(false, "name")
+	e.str(t.Name)
+	e.name(false, "origin")
+	e.str(origin)
+	e.name(false, "params")
+	e.open('[')
+	for i := range t.Params {
+		e.comma(i)
+		p := paramToWire(&t.Params[i])
+		_ = e.param(&p)
+	}
+	e.close(']')
+	e.name(false, "path")
+	e.str(t.Path)
+	e.name(false, "source")
+	e.str(t.Source)
+	e.close('}')
+	return nil
 }
 
 // BuildTool is the Tool Build would put in a bundle for in, digest

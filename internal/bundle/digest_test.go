@@ -1,9 +1,11 @@
 package bundle
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -118,4 +120,50 @@ func toolDigest(t *testing.T, in ToolInput, src Source) string {
 		t.Fatal(err)
 	}
 	return bt.Digest
+}
+
+// definitionOf is the definition object of a tool (its origin and base
+// path empty when src is nil).
+func definitionOf(t *Tool, src *Source) definition {
+	d := definition{Name: t.Name, Source: t.Source, Method: t.Method, Path: t.Path, Description: t.Description,
+		Params: nonNil(mapList(t.Params, paramToWire)), Body: bodyToWire(t.Body), InputSchema: t.InputSchema,
+		Annotations: annotationsToWire(t.Annotations)}
+	if src != nil {
+		d.Origin, d.BasePath = src.Origin, src.BasePath
+	}
+	return d
+}
+
+// TestDefinitionEncoderMatchesReference: on random tools and sources
+// (every field filled by reflection, odd strings and JSON included), the
+// digest encoder writes exactly encoding/json + RFC 8785 of the definition
+// object, or both refuse.
+func TestDefinitionEncoderMatchesReference(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	same := 0
+	for i := range 500 {
+		var tool Tool
+		var src Source
+		fillRandom(rnd, &tool)
+		fillRandom(rnd, &src)
+		srcp := &src
+		if i%10 == 0 {
+			srcp = nil
+		}
+		want, wantErr := canonicalJSON(definitionOf(&tool, srcp))
+		e := bundleEncoder{}
+		err := e.definition(&tool, srcp)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("tool %d: encoder error %v, reference error %v", i, err, wantErr)
+		}
+		if err == nil {
+			same++
+			if !bytes.Equal(e.dst, want) {
+				t.Fatalf("tool %d:\n got %s\nwant %s", i, e.dst, want)
+			}
+		}
+	}
+	if same < 400 {
+		t.Fatalf("only %d of 500 random definitions encoded", same)
+	}
 }

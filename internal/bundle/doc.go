@@ -11,7 +11,9 @@
 // A bundle is one JSON object. Every member below is always present unless
 // marked optional; lists are always arrays ([] when empty, never null).
 //
-//	schema       string   "toolgate.bundle/v1"; a verifier refuses any other value
+//	schema       string   "toolgate.bundle/v1": the format and its major; a
+//	                      verifier refuses a major it does not know
+//	                      (see Versioning)
 //	version      integer  >= 1, strictly increasing across publishes (rollback
 //	                      publishes old content under a new version)
 //	issued_at    string   RFC 3339 UTC, whole seconds: "2025-03-01T12:00:01Z"
@@ -78,7 +80,11 @@
 //	                      policy, risk, reasons and approvals are not in it.
 //	                      The console pins change requests and approvals
 //	                      with it; a verifier refuses a tool whose digest is
-//	                      not that of its own content (ErrSchema).
+//	                      not that of its own content (ErrSchema). The
+//	                      object has exactly these members, whatever else a
+//	                      later revision adds to the tool, its params, body
+//	                      or annotations: every runtime of the major computes
+//	                      the same digest.
 //
 // # Canonical encoding
 //
@@ -92,8 +98,11 @@
 // their order, so tools and sources must be sorted by name before encoding,
 // and times must already be whole-second UTC. A verifier decodes the payload,
 // re-encodes it and refuses it unless the bytes are identical (ErrSchema), so
-// one signature always means one byte string and one content. Unknown members
-// are refused the same way. input_schema must be I-JSON (RFC 7493), as RFC
+// one signature always means one byte string and one content. Members of a
+// later revision (see Versioning) must be canonical too, in their sorted
+// places; the verifier then ignores them and re-encodes the rest. A verifier
+// may do this a part at a time (the payload without its tools, then each
+// tool's bytes); it is the same check. input_schema must be I-JSON (RFC 7493), as RFC
 // 8785 requires of its input: valid UTF-8, no unpaired surrogate escapes, no
 // duplicate member names, numbers within IEEE 754 double range; anything
 // else cannot be canonicalized and is refused. testdata/small.canonical.json is a complete
@@ -148,15 +157,70 @@
 //  3. Find kid in the trusted key set (else ErrUnknownKey).
 //  4. Verify the Ed25519 signature over the signing input with that key
 //     (else ErrTampered; a padding bit set in any part counts as tampering).
-//  5. Decode the payload; schema must be "toolgate.bundle/v1", the payload
-//     must be its own canonical form and the bundle must satisfy the rules
-//     above (else ErrSchema).
+//  5. Read the payload's schema first: it must be a major the verifier
+//     knows (else ErrUnknownSchema, naming the schema received and the ones
+//     known, whatever else the payload holds). Then decode the payload; it
+//     must be its own canonical form, members this specification does not
+//     list are ignored, and the bundle must satisfy the rules above (else
+//     ErrSchema). A verifier that accepted a bundle before may take a tool
+//     whose bytes are identical to one of that bundle's, with an unchanged
+//     source origin and base path, as already checked: nothing else enters
+//     these checks.
 //  6. If the runtime accepted a bundle before, version must be greater than
 //     that one's (else ErrStaleVersion).
 //  7. Now must be before expires_at (else ErrExpired), and issued_at must not
 //     be more than five minutes ahead of now (else ErrNotYetValid).
 //
 // On any refusal a runtime keeps its last good bundle (R11).
+//
+// # Versioning
+//
+// The schema member carries the format's major, "toolgate.bundle/v<major>".
+// A bundle stays "toolgate.bundle/v1" for every change a v1 runtime can
+// safely ignore, and takes a new major for every other change.
+//
+// Compatible (same major): adding an OPTIONAL member, at any level — top
+// level, source, auth entry, tool, param, body, annotations, reason,
+// approval, policy, retry, idempotency_key, circuit_breaker — whose being
+// ignored never loosens enforcement: metadata (the console's build, a
+// ticket reference), hints for people or clients that a runtime does not
+// need (a display name, an example value), and stricter-only information
+// an older runtime cannot use anyway and the console does not rely on
+// (a cost hint, a suggested rate below what the API itself enforces).
+// Such a member is never part of the definition digest.
+//
+// A new major: anything that would change what is allowed — a new
+// enforcement member whose absence or being ignored would allow more (an
+// argument allow-list, a rate limit the console relies on, a new credential
+// requirement); a changed meaning, type, unit or default of a member; a
+// removed or renamed member, or a required member made optional; a new
+// value of a closed set a runtime acts on (a risk class, a method, a
+// parameter location, an idempotency key source); anything an agent reads
+// or sends through a tool (R13: it must be in the digest, whose member list
+// is fixed per major); any change to the canonical encoding, the envelope
+// or the keys.
+//
+// A runtime:
+//
+//   - refuses a major it does not know before reading anything else of the
+//     payload (ErrUnknownSchema, naming the schema received and the ones it
+//     knows), keeps its last good bundle (R11) and reports the refusal to
+//     the console. A release that introduces a major keeps reading the
+//     previous one, so a fleet upgrades its runtimes first, one at a time,
+//     and the console last;
+//   - ignores members this specification does not list, at every level of
+//     a known major, once the whole payload, those members included, has
+//     proved canonical: the signature covers them, and one signature is
+//     still one byte string. Names match exactly: "Exposed" is another,
+//     unknown member, never a spelling of "exposed". input_schema is the
+//     API's own JSON, not bundle structure: all of it is kept;
+//   - still requires every member listed as required, with its type and
+//     rules, whatever else the payload holds.
+//
+// There is no minor version and no feature list. Whatever a runtime could
+// learn from one is either safe to ignore (so it has nothing to act on) or
+// a new major (so it never gets that far); a console that needs to know
+// what its fleet runs reads the versions runtimes report when they fetch.
 //
 // # Worked example without toolgate
 //

@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/toolgate/toolgate/internal/risk"
 )
 
-// This file writes a Bundle straight into RFC 8785 form: members in the
-// order of their names (all ASCII, so byte order), the same members,
+// This file writes the wire form of a bundle (wire.go) straight into RFC
+// 8785 form: members in the order of their names (all ASCII, so byte
+// order), the same members,
 // omissions and values encoding/json would produce from the struct tags,
 // strings and numbers as jcs.go formats them. It gives exactly the bytes of
 // json.Marshal followed by an RFC 8785 transform, without building either
@@ -26,7 +25,7 @@ type bundleEncoder struct {
 
 // encodeCanonical returns the canonical bytes of an already normalized
 // bundle. sizeHint is the expected size (0 when unknown).
-func encodeCanonical(b *Bundle, sizeHint int) ([]byte, error) {
+func encodeCanonical(b *wireBundle, sizeHint int) ([]byte, error) {
 	e := bundleEncoder{dst: make([]byte, 0, max(sizeHint, 4096))}
 	if err := e.bundle(b); err != nil {
 		return nil, err
@@ -36,7 +35,7 @@ func encodeCanonical(b *Bundle, sizeHint int) ([]byte, error) {
 
 // sizeHint estimates the canonical size of a bundle so the output buffer is
 // allocated about once: the input schemas plus about 1 KiB per tool.
-func sizeHint(b *Bundle) int {
+func sizeHint(b *wireBundle) int {
 	n := 1024
 	for i := range b.Tools {
 		n += len(b.Tools[i].InputSchema) + 1024
@@ -97,17 +96,7 @@ func (e *bundleEncoder) time(t time.Time) error {
 	return nil
 }
 
-func (e *bundleEncoder) class(c risk.Class) error {
-	// risk.Class is a text marshaler; an invalid class does not encode.
-	text, err := c.MarshalText()
-	if err != nil {
-		return err
-	}
-	e.dst = appendJSONString(e.dst, string(text))
-	return nil
-}
-
-func (e *bundleEncoder) bundle(b *Bundle) error {
+func (e *bundleEncoder) bundle(b *wireBundle) error {
 	e.open('{')
 	e.name(true, "expires_at")
 	if err := e.time(b.ExpiresAt); err != nil {
@@ -133,7 +122,7 @@ func (e *bundleEncoder) bundle(b *Bundle) error {
 	return nil
 }
 
-func (e *bundleEncoder) source(s *Source) error {
+func (e *bundleEncoder) source(s *wireSource) error {
 	e.open('{')
 	e.name(true, "auth")
 	if err := list(e, s.Auth, e.authScheme); err != nil {
@@ -149,7 +138,7 @@ func (e *bundleEncoder) source(s *Source) error {
 	return nil
 }
 
-func (e *bundleEncoder) authScheme(a *AuthScheme) error {
+func (e *bundleEncoder) authScheme(a *wireAuth) error {
 	e.open('{')
 	first := true
 	if a.In != "" {
@@ -174,14 +163,14 @@ func (e *bundleEncoder) authScheme(a *AuthScheme) error {
 }
 
 // tool writes one tool; its errors name it.
-func (e *bundleEncoder) tool(t *Tool) error {
+func (e *bundleEncoder) tool(t *wireTool) error {
 	if err := e.toolMembers(t); err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
 	return nil
 }
 
-func (e *bundleEncoder) toolMembers(t *Tool) error {
+func (e *bundleEncoder) toolMembers(t *wireTool) error {
 	e.open('{')
 	e.name(true, "annotations")
 	e.annotations(t.Annotations)
@@ -227,9 +216,7 @@ func (e *bundleEncoder) toolMembers(t *Tool) error {
 		return err
 	}
 	e.name(false, "risk")
-	if err := e.class(t.Risk); err != nil {
-		return err
-	}
+	e.str(t.Risk)
 	e.name(false, "source")
 	e.str(t.Source)
 	e.close('}')
@@ -252,7 +239,7 @@ func (e *bundleEncoder) raw(r []byte) error {
 	return nil
 }
 
-func (e *bundleEncoder) annotations(a Annotations) {
+func (e *bundleEncoder) annotations(a wireAnnotations) {
 	e.open('{')
 	e.name(true, "destructiveHint")
 	e.bool(a.DestructiveHint)
@@ -263,7 +250,7 @@ func (e *bundleEncoder) annotations(a Annotations) {
 	e.close('}')
 }
 
-func (e *bundleEncoder) approval(a *Approval) error {
+func (e *bundleEncoder) approval(a *wireApproval) error {
 	e.open('{')
 	e.name(true, "approved_at")
 	if err := e.time(a.ApprovedAt); err != nil {
@@ -279,7 +266,7 @@ func (e *bundleEncoder) approval(a *Approval) error {
 	return nil
 }
 
-func (e *bundleEncoder) body(b *Body) {
+func (e *bundleEncoder) body(b *wireBody) {
 	e.open('{')
 	e.name(true, "arg")
 	e.str(b.Arg)
@@ -290,7 +277,7 @@ func (e *bundleEncoder) body(b *Body) {
 	e.close('}')
 }
 
-func (e *bundleEncoder) param(p *Param) error {
+func (e *bundleEncoder) param(p *wireParam) error {
 	e.open('{')
 	e.name(true, "arg")
 	e.str(p.Arg)

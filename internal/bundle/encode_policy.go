@@ -1,21 +1,14 @@
 package bundle
 
-import (
-	"fmt"
-
-	"github.com/toolgate/toolgate/internal/policy"
-	"github.com/toolgate/toolgate/internal/risk"
-)
+import "fmt"
 
 // The risk reasons and the effective policy of a tool, in canonical form
 // (see encode.go).
 
-func (e *bundleEncoder) reason(r *risk.Reason) error {
+func (e *bundleEncoder) reason(r *wireReason) error {
 	e.open('{')
 	e.name(true, "class")
-	if err := e.class(r.Class); err != nil {
-		return fmt.Errorf("reason %q: %w", r.Code, err)
-	}
+	e.str(r.Class)
 	e.name(false, "code")
 	e.str(r.Code)
 	e.name(false, "text")
@@ -24,7 +17,7 @@ func (e *bundleEncoder) reason(r *risk.Reason) error {
 	return nil
 }
 
-func (e *bundleEncoder) policy(p *policy.Policy) error {
+func (e *bundleEncoder) policy(p *wirePolicy) error {
 	e.open('{')
 	e.name(true, "circuit_breaker")
 	e.open('{')
@@ -68,7 +61,7 @@ func (e *bundleEncoder) policy(p *policy.Policy) error {
 	return nil
 }
 
-func (e *bundleEncoder) retry(r *policy.Retry) error {
+func (e *bundleEncoder) retry(r *wireRetry) error {
 	e.open('{')
 	e.name(true, "attempts")
 	e.int(int64(r.Attempts))

@@ -22,6 +22,9 @@ var (
 	// not in canonical form, or fails validation; or the JWS header has an
 	// unexpected type or parameter.
 	ErrSchema = errors.New("bundle payload is not a canonical " + Schema + " bundle")
+	// ErrUnknownSchema: the payload's schema is not one of KnownSchemas,
+	// typically a new major from a newer console (doc.go, "Versioning").
+	ErrUnknownSchema = errors.New("bundle schema is not one this verifier knows")
 	// ErrStaleVersion: the version is not greater than the last version the
 	// caller accepted.
 	ErrStaleVersion = errors.New("bundle version is not newer than the last accepted one")

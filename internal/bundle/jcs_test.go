@@ -14,10 +14,14 @@ import (
 	"github.com/gowebpki/jcs"
 )
 
-// canonicalViaJCS is the reference: encoding/json, then
+// canonicalViaJCS is the reference: encoding/json of the wire form, then
 // github.com/gowebpki/jcs. The fast encoder must give the same bytes.
 func canonicalViaJCS(b *Bundle) ([]byte, error) {
-	raw, err := json.Marshal(normalize(b))
+	w, err := toWire(normalize(b))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(w)
 	if err != nil {
 		return nil, err
 	}

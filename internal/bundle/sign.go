@@ -33,7 +33,7 @@ func Sign(b *Bundle, k SigningKey) ([]byte, error) {
 		return nil, errors.New("sign bundle: nil bundle")
 	}
 	n := normalize(b)
-	payload, err := encodeCanonical(n, sizeHint(n))
+	payload, err := encodeBundle(n)
 	if err != nil {
 		return nil, fmt.Errorf("sign bundle: canonical bundle: %w", err)
 	}
@@ -74,6 +74,11 @@ type VerifyOptions struct {
 	// LastVersion is the version the caller last accepted; a bundle must be
 	// strictly newer. 0 means none (first fetch, or an offline check).
 	LastVersion int64
+	// Memo, when set, holds the tools of the last bundle accepted with it:
+	// identical tools are not decoded and validated again (see Memo). On
+	// success it is replaced by the accepted bundle's tools. nil verifies
+	// every tool.
+	Memo *Memo
 }
 
 // protectedHeader is every parameter a bundle header may carry. Anything
@@ -88,13 +93,16 @@ type protectedHeader struct {
 // Verify checks a signed bundle and returns it with its payload (the
 // canonical bytes). It refuses, in this order and each with its own
 // sentinel: ErrUnsigned, ErrAlgorithm, ErrSchema (header), ErrUnknownKey,
-// ErrTampered, ErrSchema (payload), ErrStaleVersion, ErrExpired,
-// ErrNotYetValid.
+// ErrTampered, ErrUnknownSchema, ErrSchema (payload), ErrStaleVersion,
+// ErrExpired, ErrNotYetValid.
 //
 // The signature is checked over the signing input exactly as received,
-// before the payload is decoded at all; the payload is then base64-decoded
-// and JSON-decoded once, and re-encoded with the canonical encoder to prove
-// it is in canonical form.
+// before the payload is decoded at all; the payload is then base64-decoded,
+// its schema read, and it is JSON-decoded once, a part at a time (the
+// bundle without its tools, then each tool), each part re-encoded with the
+// canonical encoder to prove it is in canonical form (readPayload). With
+// opts.Memo, tools identical to ones of the last bundle accepted with it
+// are taken from it instead.
 func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, error) {
 	if opts.Now.IsZero() {
 		return nil, nil, errors.New("verify bundle: VerifyOptions.Now is required")
@@ -118,18 +126,24 @@ func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, er
 		return nil, nil, fmt.Errorf("verify bundle: %w: payload is not strict base64url: %v", ErrTampered, err)
 	}
 	payload = payload[:n]
-	b, err := decodeCanonical(payload)
+	res, err := readPayload(payload, opts.Memo)
+	if errors.Is(err, ErrUnknownSchema) {
+		return nil, nil, fmt.Errorf("verify bundle: %w", err)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("verify bundle: %w: %v", ErrSchema, err)
 	}
-	// decodeCanonical re-encoded every input schema: they are valid JSON.
-	if err := b.validate(false); err != nil {
+	b := res.bundle
+	// readPayload re-encoded every input schema it decoded: they are valid
+	// JSON; the tools it took from the memo were validated before.
+	if err := b.validateSome(false, res.known); err != nil {
 		// One line: a runtime logs it and the CLI prints it as is.
 		return nil, nil, fmt.Errorf("verify bundle: %w: %s", ErrSchema, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
 	if err := checkFreshness(b, opts); err != nil {
 		return nil, nil, fmt.Errorf("verify bundle: %w", err)
 	}
+	opts.Memo.remember(b, res.keys)
 	return b, payload, nil
 }
 

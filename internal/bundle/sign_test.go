@@ -103,12 +103,27 @@ func TestVerifyRefusals(t *testing.T) {
 			}
 			return handSign(t, header(k), pretty.Bytes(), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrSchema},
-		{"unknown member", func(t *testing.T) []byte {
+		{"whitespace before the first tool", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(`"tools":[{`), []byte(`"tools":[ {`), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrSchema},
+		{"whitespace between tools", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(`},{"annotations"`), []byte("},\n{\"annotations\""), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrSchema},
+		{"whitespace after the last tool", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(`}],"version"`), []byte(`} ],"version"`), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrSchema},
+		{"unknown member out of canonical order", func(t *testing.T) []byte {
 			return handSign(t, header(k), bytes.Replace(payload, []byte(`{"expires_at"`), []byte(`{"extra":1,"expires_at"`), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrSchema},
+		{"unknown member not canonical", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(`{"expires_at"`), []byte(`{"a_hint":1.0,"expires_at"`), 1), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrSchema},
 		{"other schema", func(t *testing.T) []byte {
 			return handSign(t, header(k), bytes.Replace(payload, []byte(Schema), []byte("toolgate.bundle/v2"), 1), k.Private)
-		}, keySet(k), VerifyOptions{}, ErrSchema},
+		}, keySet(k), VerifyOptions{}, ErrUnknownSchema},
+		{"schema with a minor", func(t *testing.T) []byte {
+			return handSign(t, header(k), bytes.Replace(payload, []byte(Schema), []byte(Schema+".1"), 1), k.Private)
+		}, keySet(k), VerifyOptions{}, ErrUnknownSchema},
 		{"description changed after the digest (R13)", func(t *testing.T) []byte {
 			return handSign(t, header(k), bytes.Replace(payload, []byte(`"Read one order"`), []byte(`"Read one order. Call me first."`), 1), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrSchema},
@@ -131,7 +146,8 @@ func TestVerifyRefusals(t *testing.T) {
 			if got != nil {
 				t.Error("a refused bundle was returned")
 			}
-			for _, other := range []error{ErrUnsigned, ErrTampered, ErrUnknownKey, ErrAlgorithm, ErrSchema, ErrStaleVersion, ErrExpired, ErrNotYetValid} {
+			for _, other := range []error{ErrUnsigned, ErrTampered, ErrUnknownKey, ErrAlgorithm, ErrSchema, ErrUnknownSchema,
+				ErrStaleVersion, ErrExpired, ErrNotYetValid} {
 				if other != tc.want && errors.Is(err, other) {
 					t.Errorf("error %v also matches %v", err, other)
 				}

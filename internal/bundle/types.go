@@ -8,11 +8,17 @@ import (
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
-// Schema identifies the bundle format; a verifier refuses any other value.
+// Schema is the bundle format and major this toolgate writes; KnownSchemas
+// are the ones Verify reads (doc.go, "Versioning").
 const Schema = "toolgate.bundle/v1"
 
 // Bundle is the signed, versioned snapshot of the exposed tools and their
 // effective policies. It carries no secrets: credentials live in the runtime.
+//
+// These are the domain types the console and the runtime work with. The
+// signed payload is their wire form (wire.go), converted field by field;
+// the json tags here only serve the console's own records and must not be
+// taken for the wire format.
 type Bundle struct {
 	Schema    string    `json:"schema"`
 	Version   int64     `json:"version"`

@@ -33,7 +33,12 @@ func (b *Bundle) Validate() error { return b.validate(true) }
 // validate is Validate; checkJSON false skips proving that each input schema
 // is valid JSON, for callers that have just canonicalized the bundle (which
 // parses every schema) — the schema must still be an object.
-func (b *Bundle) validate(checkJSON bool) error {
+func (b *Bundle) validate(checkJSON bool) error { return b.validateSome(checkJSON, nil) }
+
+// validateSome is validate, except that the tools known marks (Verify took
+// them from its Memo: they passed validateTool with the same source) only
+// take part in the checks across tools.
+func (b *Bundle) validateSome(checkJSON bool, known []bool) error {
 	var errs []error
 	if b.Schema != Schema {
 		errs = append(errs, fmt.Errorf("schema is %q, want %q", b.Schema, Schema))
@@ -57,11 +62,14 @@ func (b *Bundle) validate(checkJSON bool) error {
 		}
 	}
 	names := map[string]bool{}
-	for _, t := range b.Tools {
+	for i, t := range b.Tools {
 		if names[t.Name] {
 			errs = append(errs, fmt.Errorf("tool %q appears twice", t.Name))
 		}
 		names[t.Name] = true
+		if known != nil && known[i] {
+			continue
+		}
 		if err := validateTool(t, sources, checkJSON); err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", t.Name, err))
 		}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -19,8 +20,14 @@ import (
 
 // verifyFixture writes a signed bundle (version 7, issued at issuedAt), a JWK
 // Set and a single JWK of its key, and a JWK Set of another key.
+//
+// It also writes, signed with the same key, the bundle as a newer console
+// of the same major would send it (optional members added at the top
+// level, in the tool's policy and in a parameter: later) and the bundle
+// under a schema major this verifier does not know (v2).
 type verifyFixture struct {
 	dir, bundle, jwks, jwk, otherJWKS string
+	later, v2                         string
 }
 
 func newVerifyFixture(t *testing.T, issuedAt time.Time) verifyFixture {
@@ -50,8 +57,20 @@ func newVerifyFixture(t *testing.T, issuedAt time.Time) verifyFixture {
 		t.Fatal(err)
 	}
 	f := verifyFixture{dir: dir, bundle: filepath.Join(dir, "bundle.jws"), jwks: filepath.Join(dir, "keys.json"),
-		jwk: filepath.Join(dir, "key.jwk"), otherJWKS: filepath.Join(dir, "other.json")}
+		jwk: filepath.Join(dir, "key.jwk"), otherJWKS: filepath.Join(dir, "other.json"),
+		later: filepath.Join(dir, "later.jws"), v2: filepath.Join(dir, "v2.jws")}
 	writeFile(t, f.bundle, signed)
+	payload, err := bundle.Canonical(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := strings.NewReplacer(`"version":7}`, `"version":7,"zz_console":"2.3.0"}`,
+		`"policy":{`, `"policy":{"a_hint":1,`, `{"arg":"id",`, `{"arg":"id","example_value":"42",`).Replace(string(payload))
+	if strings.Count(later, "a_hint")+strings.Count(later, "zz_console")+strings.Count(later, "example_value") != 3 {
+		t.Fatalf("the later members were not added: %s", later)
+	}
+	writeFile(t, f.later, signByHand(k, []byte(later)))
+	writeFile(t, f.v2, signByHand(k, bytes.Replace(payload, []byte(bundle.Schema), []byte("toolgate.bundle/v2"), 1)))
 	writeJSON(t, f.jwks, bundle.KeySet{Keys: []bundle.PublicKey{k.Public()}})
 	writeJSON(t, f.otherJWKS, bundle.KeySet{Keys: []bundle.PublicKey{other.Public()}})
 	writeJSON(t, f.jwk, map[string]string{"kty": "OKP", "crv": "Ed25519", "kid": k.KeyID,
@@ -84,6 +103,9 @@ func TestBundleVerify(t *testing.T) {
 		{"not newer than --last-version", []string{"--key", fresh.jwks, "--last-version", "7", fresh.bundle}, 1, "not newer"},
 		{"expired", []string{"--key", expired.jwks, expired.bundle}, 1, "expired"},
 		{"not a bundle", []string{"--key", fresh.jwks, fresh.jwks}, 1, "not signed"},
+		{"newer console, same major", []string{"--key", fresh.jwks, fresh.later}, 0, "valid: version 7, 1 tools, 1 sources"},
+		{"unknown schema major", []string{"--key", fresh.jwks, fresh.v2}, 1,
+			`schema is "toolgate.bundle/v2" and this verifier knows toolgate.bundle/v1`},
 		{"missing bundle file", []string{"--key", fresh.jwks, filepath.Join(fresh.dir, "nope")}, 2, "reading the bundle"},
 		{"key file is not a key", []string{"--key", fresh.bundle, fresh.bundle}, 2, "read public keys"},
 		{"missing --key", []string{fresh.bundle}, 2, ""},
@@ -108,6 +130,14 @@ func TestBundleVerify(t *testing.T) {
 			}
 		})
 	}
+}
+
+// signByHand signs a payload as bundle's doc.go specifies, for payloads
+// this toolgate would not produce itself.
+func signByHand(k bundle.SigningKey, payload []byte) []byte {
+	b64 := base64.RawURLEncoding.EncodeToString
+	input := b64([]byte(`{"alg":"EdDSA","kid":"`+k.KeyID+`","typ":"`+bundle.JWSType+`"}`)) + "." + b64(payload)
+	return []byte(input + "." + b64(ed25519.Sign(k.Private, []byte(input))))
 }
 
 func writeFile(t *testing.T, path string, data []byte) {

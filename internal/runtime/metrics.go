@@ -88,7 +88,8 @@ var refusalReasons = []struct {
 	reason string
 }{
 	{bundle.ErrUnsigned, "unsigned"}, {bundle.ErrAlgorithm, "algorithm"}, {bundle.ErrUnknownKey, "unknown_key"},
-	{bundle.ErrTampered, "tampered"}, {bundle.ErrSchema, "schema"}, {bundle.ErrStaleVersion, "stale_version"},
+	{bundle.ErrTampered, "tampered"}, {bundle.ErrSchema, "schema"}, {bundle.ErrUnknownSchema, "unknown_schema"},
+	{bundle.ErrStaleVersion, "stale_version"},
 	{bundle.ErrExpired, "expired"}, {bundle.ErrNotYetValid, "not_yet_valid"},
 }
 

@@ -108,6 +108,10 @@ type Runtime struct {
 	confirmedAt atomic.Int64
 
 	syncMu sync.Mutex // one fetch/accept at a time
+	// memo holds the tools of the last bundle verified, so that a bundle
+	// changing a few tools re-checks only those (bundle.Memo). Guarded by
+	// syncMu; loadPersisted uses it before any Sync runs.
+	memo bundle.Memo
 
 	server   *mcp.Server
 	listMu   sync.Mutex

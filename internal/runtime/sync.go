@@ -120,7 +120,7 @@ func (r *Runtime) loadPersisted() error {
 		return nil
 	}
 	now := r.opts.Now()
-	b, _, err := bundle.Verify(signed, *keys, bundle.VerifyOptions{Now: now})
+	b, _, err := bundle.Verify(signed, *keys, bundle.VerifyOptions{Now: now, Memo: &r.memo})
 	if err != nil {
 		r.log.Warn("persisted bundle refused; starting without a bundle", "err", err)
 		return nil
@@ -202,7 +202,7 @@ func (r *Runtime) accept(signed []byte, etag string, keys bundle.KeySet, cur *sn
 	if cur != nil {
 		last = cur.bundle.Version
 	}
-	b, _, err := bundle.Verify(signed, keys, bundle.VerifyOptions{Now: now, LastVersion: last})
+	b, _, err := bundle.Verify(signed, keys, bundle.VerifyOptions{Now: now, LastVersion: last, Memo: &r.memo})
 	if err != nil {
 		r.metrics.refused(err)
 		r.log.Warn("bundle refused; keeping the last good one", "err", err, "running", last)

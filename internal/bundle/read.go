@@ -1,0 +1,230 @@
+package bundle
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"strings"
+)
+
+// Memo remembers the tools of the last bundle Verify accepted with it, by
+// the SHA-256 of each tool's canonical bytes. Verifying the next bundle
+// with the same Memo takes a tool whose bytes are identical, and whose
+// source has the same origin and base path, from the memo instead of
+// decoding, re-encoding and validating it again (digest included): those
+// checks depend on nothing else, and they passed for exactly these bytes.
+// A one-tool change in a large bundle then costs the signature, one pass
+// over the payload and one hash of it, plus the changed tool.
+//
+// A tool taken from the memo shares its lists and input schema with the
+// earlier bundle's: Verify's bundles are read-only. The zero Memo is empty
+// and ready; a Memo is not safe for concurrent use.
+type Memo struct {
+	tools map[[sha256.Size]byte]memoTool
+}
+
+// memoTool is one verified tool and what its checks depended on outside
+// its own bytes: its source's origin and base path (the digest covers
+// them).
+type memoTool struct {
+	tool             *Tool
+	origin, basePath string
+}
+
+// lookup returns the remembered tool with these bytes, if its source is
+// unchanged in sources.
+func (m *Memo) lookup(key [sha256.Size]byte, sources map[string]*Source) (*Tool, bool) {
+	if m == nil {
+		return nil, false
+	}
+	mt, ok := m.tools[key]
+	if !ok {
+		return nil, false
+	}
+	src := sources[mt.tool.Source]
+	if src == nil || src.Origin != mt.origin || src.BasePath != mt.basePath {
+		return nil, false
+	}
+	return mt.tool, true
+}
+
+// remember replaces the memo's contents with b's tools.
+func (m *Memo) remember(b *Bundle, keys [][sha256.Size]byte) {
+	if m == nil {
+		return
+	}
+	sources := sourcesByName(b)
+	m.tools = make(map[[sha256.Size]byte]memoTool, len(keys))
+	for i, key := range keys {
+		t := &b.Tools[i]
+		src := sources[t.Source] // present: the bundle validated
+		m.tools[key] = memoTool{tool: t, origin: src.Origin, basePath: src.BasePath}
+	}
+}
+
+func sourcesByName(b *Bundle) map[string]*Source {
+	out := make(map[string]*Source, len(b.Sources))
+	for i := range b.Sources {
+		out[b.Sources[i].Name] = &b.Sources[i]
+	}
+	return out
+}
+
+// readResult is a decoded payload: the bundle, which tools were taken from
+// the memo (validated before), and each tool's key for the next memo (nil
+// without a memo).
+type readResult struct {
+	bundle *Bundle
+	known  []bool
+	keys   [][sha256.Size]byte
+}
+
+// readPayload decodes a signed payload and proves it canonical, part by
+// part: the bundle without its tools, then each tool on its own bytes. A
+// tool found in memo is taken from it. Members of a later compatible
+// revision are ignored (extras.go). Validation is left to the caller.
+func readPayload(payload []byte, memo *Memo) (*readResult, error) {
+	if err := checkSchema(payload); err != nil {
+		return nil, err
+	}
+	skeleton, tools, err := splitTools(payload)
+	if err != nil {
+		return nil, fmt.Errorf("decoding payload: %w", err)
+	}
+	b, err := readSkeleton(skeleton)
+	if err != nil {
+		return nil, err
+	}
+	res := &readResult{bundle: b, known: make([]bool, len(tools))}
+	if memo != nil {
+		res.keys = make([][sha256.Size]byte, len(tools))
+	}
+	sources := sourcesByName(b)
+	b.Tools = make([]Tool, len(tools))
+	var r toolReader
+	for i, raw := range tools {
+		if memo != nil {
+			res.keys[i] = sha256.Sum256(raw)
+			if t, ok := memo.lookup(res.keys[i], sources); ok {
+				b.Tools[i], res.known[i] = *t, true
+				continue
+			}
+		}
+		if err := r.read(raw, &b.Tools[i]); err != nil {
+			return nil, fmt.Errorf("tool %d: %w", i, err)
+		}
+	}
+	for i := 1; i < len(b.Tools); i++ {
+		if strings.Compare(b.Tools[i-1].Name, b.Tools[i].Name) > 0 {
+			return nil, errNotCanonical
+		}
+	}
+	return res, nil
+}
+
+// splitTools returns the payload with its tools list emptied, and the
+// bytes of each tool. A payload whose tools member is not an array is
+// returned whole, for the decoder to refuse.
+func splitTools(payload []byte) ([]byte, [][]byte, error) {
+	var tools [][]byte
+	from, to := -1, -1
+	s := scanner{src: payload}
+	err := s.object(func(name []byte) error {
+		if string(name) != "tools" || !s.at('[') {
+			return s.skipValue()
+		}
+		if from >= 0 {
+			return s.errorf("tools appears twice")
+		}
+		// Canonical form has no whitespace around the tools, and no other
+		// check sees the bytes between them: "[" tool "," tool ... "]".
+		from = s.i
+		end := from + 1
+		err := s.array(func() error {
+			if len(tools) > 0 {
+				end++ // the comma
+			}
+			if s.i != end {
+				return errNotCanonical
+			}
+			err := s.skipValue()
+			tools = append(tools, payload[end:s.i])
+			end = s.i
+			return err
+		})
+		if to = s.i; err == nil && to != end+1 {
+			return errNotCanonical
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.space(); s.i != len(payload) {
+		return nil, nil, s.errorf("data after the bundle object")
+	}
+	if from < 0 {
+		return payload, nil, nil
+	}
+	skeleton := make([]byte, 0, from+2+len(payload)-to)
+	skeleton = append(append(append(skeleton, payload[:from]...), "[]"...), payload[to:]...)
+	return skeleton, tools, nil
+}
+
+// readSkeleton decodes the payload without its tools and proves it
+// canonical.
+func readSkeleton(skeleton []byte) (*Bundle, error) {
+	w, known, err := decodeKnown[wireBundle](skeleton, bundleShape())
+	if err != nil {
+		return nil, fmt.Errorf("decoding payload: %w", err)
+	}
+	b, err := fromWire(&w)
+	if err != nil {
+		return nil, err
+	}
+	again, err := encodeBundle(normalize(b))
+	if err != nil {
+		return nil, fmt.Errorf("canonical bundle: %w", err)
+	}
+	if !bytes.Equal(again, known) {
+		return nil, errNotCanonical
+	}
+	return b, nil
+}
+
+// normalizeWireTool puts a decoded tool in the normal form Canonical
+// encodes (normalizeTool, on the wire form: converting the normalized
+// domain tool back would allocate every list again for nothing).
+func normalizeWireTool(w *wireTool) {
+	w.Params = nonNil(w.Params)
+	w.Reasons = nonNil(w.Reasons)
+	for i := range w.Approvals {
+		w.Approvals[i].ApprovedAt = wholeSecondUTC(w.Approvals[i].ApprovedAt)
+	}
+}
+
+// toolReader decodes tools one by one, reusing its encoder.
+type toolReader struct {
+	enc bundleEncoder
+}
+
+// read decodes one tool's bytes into t and proves them canonical.
+func (r *toolReader) read(raw []byte, t *Tool) error {
+	w, known, err := decodeKnown[wireTool](raw, toolShape())
+	if err != nil {
+		return fmt.Errorf("decoding: %w", err)
+	}
+	if err := toolFromWire(&w, t); err != nil {
+		return fmt.Errorf("%q: %w", w.Name, err)
+	}
+	*t = normalizeTool(*t)
+	normalizeWireTool(&w) // as normalizeTool, on the decoded copy
+	r.enc.dst = r.enc.dst[:0]
+	if err := r.enc.tool(&w); err != nil {
+		return fmt.Errorf("canonical bundle: %w", err)
+	}
+	if !bytes.Equal(r.enc.dst, known) {
+		return fmt.Errorf("%q: %w", t.Name, errNotCanonical)
+	}
+	return nil
+}

@@ -1,0 +1,178 @@
+package bundle
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// scanner walks JSON text structurally without decoding values: enough to
+// find an object's members and an array's elements and to skip anything
+// else. It checks only the structure it walks (brackets, strings, commas,
+// colons); values are checked where they are decoded, and canonical form
+// where the bytes are compared. Verify uses it to cut a payload into its
+// tools (read.go) and to drop members of later revisions (extras.go).
+type scanner struct {
+	src []byte
+	i   int
+}
+
+func (s *scanner) errorf(format string, args ...any) error {
+	return fmt.Errorf("JSON at offset %d: %s", s.i, fmt.Sprintf(format, args...))
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.src) {
+		switch s.src[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// at reports whether the next token starts with c.
+func (s *scanner) at(c byte) bool {
+	s.space()
+	return s.i < len(s.src) && s.src[s.i] == c
+}
+
+// str reads a string token and returns its raw contents (escapes kept).
+func (s *scanner) str() ([]byte, error) {
+	if !s.at('"') {
+		return nil, s.errorf("want a string")
+	}
+	start := s.i + 1
+	for j := start; ; j++ {
+		k := bytes.IndexByte(s.src[j:], '"')
+		if k < 0 {
+			return nil, s.errorf("unterminated string")
+		}
+		j += k
+		escapes := 0
+		for p := j - 1; p >= start && s.src[p] == '\\'; p-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			s.i = j + 1
+			return s.src[start:j], nil
+		}
+	}
+}
+
+// skipValue moves past one value, however deeply nested (without
+// recursion, so hostile nesting costs no stack).
+func (s *scanner) skipValue() error {
+	depth := 0
+	for s.space(); s.i < len(s.src); s.space() {
+		switch c := s.src[s.i]; c {
+		case '"':
+			if _, err := s.str(); err != nil {
+				return err
+			}
+		case '{', '[':
+			depth++
+			s.i++
+			continue
+		case '}', ']':
+			if depth == 0 {
+				return s.errorf("unexpected %q", c)
+			}
+			depth--
+			s.i++
+		case ',', ':':
+			if depth == 0 {
+				return s.errorf("unexpected %q", c)
+			}
+			s.i++
+			continue
+		default:
+			start := s.i
+			for s.i < len(s.src) && !delimiter(s.src[s.i]) {
+				s.i++
+			}
+			if s.i == start {
+				return s.errorf("unexpected %q", c)
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+	return s.errorf("unexpected end of JSON")
+}
+
+// object walks an object: member is called with each member's raw name,
+// the scanner at its value, and must move past the value.
+func (s *scanner) object(member func(name []byte) error) error {
+	if !s.at('{') {
+		return s.errorf("want an object")
+	}
+	s.i++
+	if s.at('}') {
+		s.i++
+		return nil
+	}
+	for {
+		name, err := s.str()
+		if err != nil {
+			return err
+		}
+		if !s.at(':') {
+			return s.errorf("want ':' after a member name")
+		}
+		s.i++
+		s.space()
+		if err := member(name); err != nil {
+			return err
+		}
+		if done, err := s.next('}'); done || err != nil {
+			return err
+		}
+	}
+}
+
+// array walks an array: elem is called with the scanner at each element
+// and must move past it.
+func (s *scanner) array(elem func() error) error {
+	if !s.at('[') {
+		return s.errorf("want an array")
+	}
+	s.i++
+	if s.at(']') {
+		s.i++
+		return nil
+	}
+	for {
+		s.space()
+		if err := elem(); err != nil {
+			return err
+		}
+		if done, err := s.next(']'); done || err != nil {
+			return err
+		}
+	}
+}
+
+// next reads what follows a member or element: a comma (more follow) or
+// the closing bracket.
+func (s *scanner) next(closing byte) (bool, error) {
+	switch {
+	case s.at(','):
+		s.i++
+		return false, nil
+	case s.at(closing):
+		s.i++
+		return true, nil
+	}
+	return false, s.errorf("want ',' or %q", closing)
+}
+
+// delimiter reports whether c ends a number or literal.
+func delimiter(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', ',', ':', '{', '}', '[', ']', '"':
+		return true
+	}
+	return false
+}
