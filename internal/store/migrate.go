@@ -70,4 +70,3 @@ func (db *DB) MigrationsCurrent(ctx context.Context) error {
 	}
 	return nil
 }
-

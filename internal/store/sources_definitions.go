@@ -26,8 +26,8 @@ func pinDefinitions(ctx context.Context, tx *sqlx.Tx, pv *ImportPreview, in Sour
 		return nil
 	}
 	var rows []struct {
-		Name   string `db:"name"`
-		Policy string `db:"policy_json"`
+		Name     string `db:"name"`
+		Policy   string `db:"policy_json"`
 		Approved int    `db:"approved"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT t.name, p.policy_json,
