@@ -26,6 +26,9 @@ export TOOLGATE_REQUIRE_CORPUS = 1
 # docker-registry on loopback) fail rather than skip when it is missing.
 export TOOLGATE_REQUIRE_REGISTRY = 1
 REGISTRY  = /usr/bin/docker-registry
+# Tests on PostgreSQL (internal/pgtest starts a throwaway server) fail rather
+# than skip when the server binaries are missing (`make postgres`).
+export TOOLGATE_REQUIRE_POSTGRES = 1
 
 # Fuzz targets run briefly (FUZZ_TIME executions) by `make test`: space-separated
 # package:FuzzName pairs. Add yours with `FUZZ_TARGETS += ./pkg:FuzzX`.
@@ -75,8 +78,18 @@ registry: ## install Debian docker-registry (a real OCI registry) for the tests 
 	  fi; \
 	fi
 
+.PHONY: postgres
+postgres: ## install Debian postgresql (server binaries for the store tests) if missing
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; \
+	  else \
+	    echo "the store tests need PostgreSQL: run 'sudo apt-get update && sudo apt-get install -y postgresql'"; exit 1; \
+	  fi; \
+	fi
+
 .PHONY: setup
-setup: $(NPM_STAMP) chromium registry ## install what the checks need (npm packages, chromium)
+setup: $(NPM_STAMP) chromium registry postgres ## install what the checks need (npm packages, chromium, docker-registry, postgresql)
 
 # --- build and run -------------------------------------------------------
 
@@ -119,14 +132,18 @@ templ-check: ## fail when generated views are stale
 	  echo "views/*_templ.go are stale: run 'make generate' and commit"; git status --short -- views; exit 1; fi
 
 .PHONY: unit
-unit: ## unit tests with the race detector (browser tests run in `e2e`)
+unit: postgres ## unit tests with the race detector (browser tests run in `e2e`)
 	@mkdir -p $(RESULTS)
 	$(GOTESTSUM) --jsonfile $(RESULTS)/unit.json -- -race -short $$($(GO) list $(PKGS) | grep -v /e2e$$)
+	@# The store's whole suite again on PostgreSQL (store.MustOpen follows
+	@# TOOLGATE_TEST_ENGINE; internal/pgtest starts a throwaway server).
+	TOOLGATE_TEST_ENGINE=postgres $(GOTESTSUM) --jsonfile $(RESULTS)/unit-postgres.json -- -race -short ./internal/store
 	@# The real-world fixture corpus (8 MB of OpenAPI) skips under -race -short;
 	@# it runs here without the race detector (the parser and classifier are
 	@# single-goroutine; the store's corpus import is one transaction).
 	$(GOTESTSUM) --jsonfile $(RESULTS)/corpus.json -- ./internal/openapi ./internal/risk
 	$(GOTESTSUM) --jsonfile $(RESULTS)/corpus-store.json -- -run 'Fixtures' ./internal/store
+	TOOLGATE_TEST_ENGINE=postgres $(GOTESTSUM) --jsonfile $(RESULTS)/corpus-store-postgres.json -- -run 'Fixtures' ./internal/store
 
 # The risk engine against ../shared/labels/dev-risk-labels.tsv (confusion
 # matrix, exact agreement, risky rows under-classified — headline on

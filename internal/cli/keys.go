@@ -50,7 +50,7 @@ type keysRotateCmd struct {
 
 // Run rotates, audited as key.rotate, and prints the new kid.
 func (c *keysRotateCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ type keysRetireCmd struct {
 
 // Run retires, audited as key.retire.
 func (c *keysRetireCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}

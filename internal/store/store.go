@@ -1,8 +1,38 @@
-// Package store keeps toolgate's state in SQLite (sqlx + modernc.org/sqlite).
+// Package store keeps toolgate's state in SQLite (sqlx + modernc.org/sqlite)
+// or PostgreSQL (sqlx + pgx's database/sql driver).
+//
+// Engines. Open opens the SQLite file in the data directory, the
+// zero-configuration default; OpenURL opens a postgres:// database, for
+// several console instances sharing one database. DB.Engine says which.
+// The behaviour is the same on both; the store's SQL is written once:
+//
+//   - Placeholders are `?` everywhere. On PostgreSQL a thin wrapper around
+//     the pgx connection (rebindConnector, postgres.go) rewrites them to
+//     $1, $2, … below the store, so no call site knows the dialect (SQL
+//     must therefore never contain a literal `?`), and sends Go bools as
+//     0/1: booleans are INTEGER columns on both engines.
+//   - Portable SQL only: INSERT … RETURNING id (no LastInsertId), ON
+//     CONFLICT (no INSERT OR IGNORE), no rowid, no SQLite-only functions;
+//     case-insensitive comparisons are lower(x) = lower(?) and lower(x)
+//     LIKE lower(?) on both engines (SQLite's LIKE ignores ASCII case,
+//     PostgreSQL's does not). Text sorts by the database's collation
+//     (SQLite: bytes; PostgreSQL: the database's locale).
+//   - One migration set (package migrations): a PostgreSQL overlay file
+//     replaces the common file of the same name where SQL cannot be shared.
+//   - Writes are serialised across every console instance: on SQLite by
+//     the file's write lock (IMMEDIATE transactions), on PostgreSQL by
+//     pg_advisory_xact_lock(writeLockKey), the first statement of every
+//     inTx. That keeps the audit hash chain linear, bundle versions strictly
+//     monotonic and approvals exactly-once, whichever instance writes. A
+//     writer waits at most BusyTimeout (busy_timeout; lock_timeout) and
+//     then fails as apperr.Unavailable; a PostgreSQL statement is bounded by
+//     StatementTimeout. Reads are REPEATABLE READ, READ ONLY on PostgreSQL
+//     (one snapshot, never waiting for the writer), deferred and
+//     query_only on SQLite.
 //
 // Every exported method runs in its own transaction: DB.readTx (read-only,
-// deferred, on the read pool) when it only reads, DB.inTx (IMMEDIATE, the
-// write lock) when it writes. Either begins, defers a rollback, calls
+// on the read pool) when it only reads, DB.inTx (the write lock) when it
+// writes. Either begins, defers a rollback, calls
 // unexported helpers that take the *sqlx.Tx, and (inTx) commits. Heavy work
 // (planning an import, building and signing a bundle) happens from a
 // read-only snapshot before the write transaction, which re-reads a cheap
@@ -10,8 +40,8 @@
 // Conflict (importStamp; a publish compares the publish generation). A
 // method that changes state records an audit entry in the same transaction (appendAudit), so a change and its audit record exist together
 // or not at all. "Not found" is an apperr.NotFound error, never (nil, nil),
-// and SQLite constraint violations become apperr.Conflict in one place
-// (mapError).
+// and constraint violations of either engine become apperr.Conflict in one
+// place (mapError).
 //
 // People rules the store enforces itself, so no handler can forget them
 // (R10): a change request is decided by an enabled approver other than the
@@ -30,28 +60,32 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/audit"
-	"github.com/toolgate/toolgate/migrations"
 )
 
-// DB is the toolgate database. It holds two pools on the same file: db for
-// writes (every transaction takes SQLite's write lock at BEGIN) and rdb for
-// reads (deferred, read-only transactions that never take it). In WAL mode a
-// reader sees the last committed state and never waits for a writer, so a
-// page view cannot fail or queue because an import is running.
+// DB is the toolgate database. It holds two pools on the same database: db
+// for writes (every transaction takes the write lock at BEGIN: SQLite's, or
+// the PostgreSQL advisory lock) and rdb for reads (read-only transactions
+// that never take it). A reader sees the last committed state and never
+// waits for a writer (SQLite's WAL mode; PostgreSQL's MVCC), so a page view
+// cannot fail or queue because an import is running.
 type DB struct {
 	db  *sqlx.DB
 	rdb *sqlx.DB
+	// migrations is goose's pool on PostgreSQL (nil on SQLite, where goose
+	// uses db).
+	migrations *sql.DB
+	engine     Engine
 	// Now is the clock used for timestamps and expiry; tests replace it.
 	Now func() time.Time
 	// local counts this process's commits that in-memory caches follow
@@ -111,7 +145,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		_ = w.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	return &DB{db: w, rdb: r, Now: time.Now, ApproverIndependence: DefaultApproverIndependence}, nil
+	return &DB{db: w, rdb: r, engine: SQLite, Now: time.Now, ApproverIndependence: DefaultApproverIndependence}, nil
 }
 
 func openPool(ctx context.Context, dsn string, conns int) (*sqlx.DB, error) {
@@ -130,7 +164,13 @@ func openPool(ctx context.Context, dsn string, conns int) (*sqlx.DB, error) {
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return errors.Join(db.rdb.Close(), db.db.Close()) }
+func (db *DB) Close() error {
+	err := errors.Join(db.rdb.Close(), db.db.Close())
+	if db.migrations != nil {
+		err = errors.Join(err, db.migrations.Close())
+	}
+	return err
+}
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
@@ -140,54 +180,17 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-func (db *DB) migrator() (*goose.Provider, error) {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.db.DB, migrations.FS)
-	if err != nil {
-		return nil, fmt.Errorf("load migrations: %w", err)
-	}
-	return p, nil
-}
-
-// Migrate applies every pending migration, each once and in its own
-// transaction, and returns the versions it applied.
-func (db *DB) Migrate(ctx context.Context) ([]int64, error) {
-	p, err := db.migrator()
-	if err != nil {
-		return nil, err
-	}
-	results, err := p.Up(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
-	applied := make([]int64, 0, len(results))
-	for _, r := range results {
-		applied = append(applied, r.Source.Version)
-	}
-	return applied, nil
-}
-
-// MigrationsCurrent returns nil when every embedded migration is applied,
-// and an error naming the versions otherwise (for /readyz).
-func (db *DB) MigrationsCurrent(ctx context.Context) error {
-	p, err := db.migrator()
-	if err != nil {
-		return err
-	}
-	current, target, err := p.GetVersions(ctx)
-	if err != nil {
-		return fmt.Errorf("migration status: %w", err)
-	}
-	if current != target {
-		return fmt.Errorf("migration status: database at version %d, binary expects %d", current, target)
-	}
-	return nil
-}
-
 // readTx runs fn in a deferred, read-only transaction on the read pool: a
 // consistent snapshot that never takes the write lock and never waits for a
 // writer. Every method that only reads uses it.
 func (db *DB) readTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) error {
-	tx, err := db.rdb.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.engine == Postgres {
+		// One snapshot for the whole transaction, as SQLite's deferred
+		// read transaction gives.
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := db.rdb.BeginTxx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", op, mapError(err))
 	}
@@ -208,6 +211,13 @@ func (db *DB) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) e
 		return fmt.Errorf("%s: begin: %w", op, mapError(err))
 	}
 	defer func() { _ = tx.Rollback() }()
+	if db.engine == Postgres {
+		// The single writer across every console instance; waits at most
+		// lock_timeout (BusyTimeout), then 55P03 → Unavailable.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLockKey); err != nil {
+			return fmt.Errorf("%s: write lock: %w", op, mapError(err))
+		}
+	}
 	if err := fn(tx); err != nil {
 		return fmt.Errorf("%s: %w", op, mapError(err))
 	}
@@ -217,10 +227,14 @@ func (db *DB) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) e
 	return nil
 }
 
-// mapError turns SQLite constraint violations into apperr.Conflict and a
-// write that waited BusyTimeout for the lock into apperr.Unavailable; other
-// errors pass through unchanged (and are internal).
+// mapError turns constraint violations into apperr.Conflict and a write
+// that waited BusyTimeout for the lock into apperr.Unavailable (SQLite
+// here, PostgreSQL in mapPgError); other errors pass through unchanged (and
+// are internal).
 func mapError(err error) error {
+	if mapped, ok := mapPgError(err); ok {
+		return mapped
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return err
@@ -250,6 +264,15 @@ func notFound(err error, what string) error {
 		return apperr.NotFoundf("%s was not found.", what)
 	}
 	return err
+}
+
+// sqlLimit is a LIMIT argument: n, or no limit when n < 0 (SQLite takes
+// LIMIT -1 for that, PostgreSQL refuses it).
+func sqlLimit(n int) int64 {
+	if n < 0 {
+		return math.MaxInt64
+	}
+	return int64(n)
 }
 
 // escapeLike escapes LIKE's wildcards and its escape character, so text
