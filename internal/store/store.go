@@ -64,6 +64,10 @@ type DB struct {
 	// promoted, re-enabled or reset cannot approve their requests (R10);
 	// Open sets DefaultApproverIndependence.
 	ApproverIndependence time.Duration
+	// SSOProvider names the identity provider when the console runs with
+	// single sign-on (roles from its groups); then no console user can give
+	// the approver role (users_sso.go). "" for local accounts only.
+	SSOProvider string
 }
 
 // BusyTimeout bounds how long a write waits for another writer before it
