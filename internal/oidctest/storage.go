@@ -28,8 +28,20 @@ func (s *opStorage) GetClientByClientID(_ context.Context, id string) (op.Client
 	if !ok {
 		return nil, errors.New("client not found")
 	}
+	if s.p.forgedAudience != "" {
+		return forgedClient{client: c, id: s.p.forgedAudience}, nil
+	}
 	return c, nil
 }
+
+// forgedClient is a client that the token endpoint takes for another one,
+// so the tokens it gets name that other client (ForgeAudience).
+type forgedClient struct {
+	*client
+	id string
+}
+
+func (f forgedClient) GetID() string { return f.id }
 
 // AuthorizeClientIDSecret implements op.Storage: the token endpoint's
 // client authentication.
@@ -78,13 +90,15 @@ func (s *opStorage) AuthRequestByCode(ctx context.Context, code string) (op.Auth
 	return forgedRequest{AuthRequest: r, audience: forged}, nil
 }
 
-// forgedRequest is an auth request whose tokens name another audience.
+// forgedRequest is an auth request whose tokens name another client as
+// audience and authorized party.
 type forgedRequest struct {
 	op.AuthRequest
 	audience string
 }
 
 func (f forgedRequest) GetAudience() []string { return []string{f.audience} }
+func (f forgedRequest) GetClientID() string   { return f.audience }
 
 // SetUserinfoFromRequest fills the ID token's claims: the example's
 // (email, email_verified, profile) plus groups.
