@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/sso"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -45,6 +46,9 @@ type Deps struct {
 	// console, the CLI); 0 means 2 s. Changes made through this server are
 	// seen at once.
 	APIPollInterval time.Duration
+	// SSO, when set, offers single sign-on with its provider and makes the
+	// store refuse console grants of the approver role (store.SignInSSO).
+	SSO *sso.Client
 }
 
 // Server is the console's HTTP handler.
@@ -86,6 +90,10 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	}
 	s.dummyHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("no such user") })
 	s.cookies = newCookieStore(d.SessionKeys, d.Config)
+	if d.SSO != nil {
+		// Roles come from the provider's groups: the store enforces it.
+		d.Store.SSOProvider = d.SSO.Name()
+	}
 	n, err := d.Store.CountUsers(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("web.New: %w", err)

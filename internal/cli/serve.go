@@ -72,7 +72,11 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	// Bundle signing keys live in files next to the database (see
 	// bundle.KeyDir); web.New creates the first one.
 	signing := &bundle.KeyDir{Path: filepath.Join(cfg.DataDir, "keys")}
-	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys, Keys: signing})
+	signOn, err := singleSignOn(cfg)
+	if err != nil {
+		return Exit(2, err)
+	}
+	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys, Keys: signing, SSO: signOn})
 	if err != nil {
 		return err
 	}

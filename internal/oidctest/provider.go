@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -59,7 +60,8 @@ func start(us ...User) (*Provider, func(), error) {
 	}
 	cfg := &op.Config{CryptoKey: key, CodeMethodS256: true, AuthMethodPost: true, GrantTypeRefreshToken: true,
 		SupportedUILocales: []language.Tag{language.English}}
-	provider, err := op.NewProvider(cfg, st, op.StaticIssuer(p.Issuer), op.WithAllowInsecure())
+	provider, err := op.NewProvider(cfg, st, op.StaticIssuer(p.Issuer), op.WithAllowInsecure(),
+		op.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		_ = ln.Close()
 		return nil, nil, err
