@@ -136,3 +136,20 @@ func noSideways(t *testing.T, page playwright.Page, path string) {
 		t.Errorf("%s scrolls sideways at this width", path)
 	}
 }
+
+// TestBreakGlassSignIn: with local sign-in off, a local account the
+// operator marked break-glass signs in through the tucked-away form, and
+// the dashboard shows the sign-in to everybody, at 375 px too.
+func TestBreakGlassSignIn(t *testing.T) {
+	a, _ := startSSOApp(t)
+	password := a.addUser(t, "glass@example.com", "admin")
+	a.cliRun(t, "user", "break-glass", "--email", "glass@example.com")
+	_, page := a.newPage(t, narrow)
+	must(t, goTo(page, "/login"))
+	must(t, page.GetByText("Break-glass sign-in").Click())
+	shot(t, page, "01-break-glass-form")
+	fillLogin(t, page, "glass@example.com", password)
+	visible(t, page.GetByTestId("break-glass-sign-ins").GetByText("glass@example.com"))
+	shot(t, page, "02-dashboard-warns")
+	noSideways(t, page, "/")
+}

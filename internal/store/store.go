@@ -22,7 +22,10 @@
 // requester created, promoted, re-enabled or reset — or that created,
 // promoted, re-enabled or reset the requester's — cannot approve their
 // requests for DB.ApproverIndependence (7 days by default). The acts are
-// kept in account_acts; see users_independence.go.
+// kept in account_acts; see users_independence.go. With single sign-on
+// (DB.SSOProvider set) roles come from the provider's groups: accounts it
+// manages are created and updated only by SignInSSO, and no console user
+// can give the approver role (users_sso.go).
 package store
 
 import (

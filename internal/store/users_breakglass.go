@@ -62,8 +62,12 @@ func (db *DB) SetBreakGlass(ctx context.Context, actor, email string, on bool) (
 			return apperr.Invalidf("%s is managed by %s and has no password: only a local account can be a break-glass account.",
 				email, before.Provider)
 		}
+		mark := 0 // INTEGER 0/1, bound as a number on every engine
+		if on {
+			mark = 1
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET break_glass = ?, updated_at = ? WHERE id = ?`,
-			on, formatTime(db.Now()), id); err != nil {
+			mark, formatTime(db.Now()), id); err != nil {
 			return err
 		}
 		if err := db.recordUserChange(ctx, tx, actor, "user.break_glass", before); err != nil {
