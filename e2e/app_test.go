@@ -44,9 +44,9 @@ var (
 	setupLink = regexp.MustCompile(`First run: open (\S+) to create`)
 )
 
-// startApp runs `toolgate serve` on a free port through cli.Run, waits for
-// /healthz, and stops it when the test ends.
-func startApp(t *testing.T) *app {
+// startApp runs `toolgate serve` on a free port through cli.Run, with
+// extra flags if any, waits for /healthz, and stops it when the test ends.
+func startApp(t *testing.T, extra ...string) *app {
 	t.Helper()
 	a := &app{dataDir: t.TempDir()}
 	a.env = func(k string) string {
@@ -59,7 +59,7 @@ func startApp(t *testing.T) *app {
 	var out, logs lockedBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- cli.Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, a.env, strings.NewReader(""), &out, &logs)
+		done <- cli.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...), a.env, strings.NewReader(""), &out, &logs)
 	}()
 	t.Cleanup(func() {
 		cancel()

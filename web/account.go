@@ -14,7 +14,7 @@ import (
 )
 
 func (s *Server) accountForm(c echo.Context) error {
-	m := views.AccountView{Page: s.page(c, "Your account")}
+	m := views.AccountView{Page: s.page(c, "Your account"), ManagedBy: s.providerName(currentUser(c))}
 	if c.QueryParam("done") == "password" {
 		m.Notice = "Password changed. Your other sessions have been ended."
 	}
@@ -37,6 +37,9 @@ func (s *Server) accountPassword(c echo.Context) error {
 
 func (s *Server) changeOwnPassword(c echo.Context) error {
 	u, addr := currentUser(c), c.RealIP()
+	if u.Managed() {
+		return apperr.Invalidf("Your account is managed by %s: change your password there.", s.providerName(u))
+	}
 	check, refused, wait := s.throttle.Begin(u.Email, addr, time.Now())
 	switch refused {
 	case auth.Throttled:

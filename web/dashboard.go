@@ -1,7 +1,9 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -29,6 +31,9 @@ func (s *Server) dashboard(c echo.Context) error {
 		Pending: f.Pending, IsApprover: u.Has(auth.RoleApprover), PendingForYou: f.PendingForUser,
 		Runtimes: f.Runtimes, StaleRuntimes: f.StaleRuntimes, StaleAfter: age(s.pub.staleAfter),
 		Recent: auditVMs(f.Recent)}
+	if m.BreakGlass, err = s.breakGlassSignIns(c, now); err != nil {
+		return err
+	}
 	for _, class := range risk.Classes {
 		row := views.DashboardClassVM{Class: class.String(), Tools: f.Tools[class.String()], Exposed: f.Exposed[class.String()]}
 		m.ToolsTotal += row.Tools
@@ -41,4 +46,25 @@ func (s *Server) dashboard(c echo.Context) error {
 			Expired: !now.Before(b.ExpiresAt)}
 	}
 	return render(c, http.StatusOK, views.DashboardPage(m))
+}
+
+// breakGlassWindow is how far back the dashboard lists break-glass sign-ins.
+const breakGlassWindow = 7 * 24 * time.Hour
+
+// breakGlassSignIns lists the recent break-glass sign-ins for everyone to
+// see: each is an emergency someone should know about.
+func (s *Server) breakGlassSignIns(c echo.Context, now time.Time) ([]views.BreakGlassVM, error) {
+	es, err := s.deps.Store.BreakGlassSignIns(c.Request().Context(), now.Add(-breakGlassWindow), 10)
+	if err != nil {
+		return nil, err
+	}
+	var out []views.BreakGlassVM
+	for _, e := range es {
+		var after struct {
+			Address string `json:"address"`
+		}
+		_ = json.Unmarshal([]byte(e.After), &after)
+		out = append(out, views.BreakGlassVM{Who: e.Actor, At: consoleTime(e.At), Address: after.Address})
+	}
+	return out, nil
 }

@@ -52,7 +52,16 @@ func (s *Server) loginForm(c echo.Context) error {
 	if currentUser(c) != nil {
 		return seeOther(c, "/")
 	}
-	return render(c, http.StatusOK, views.LoginPage(views.LoginView{Page: s.page(c, "Sign in"), Next: safeNext(c.QueryParam("next"))}))
+	return render(c, http.StatusOK, views.LoginPage(s.loginView(c, safeNext(c.QueryParam("next")))))
+}
+
+// loginView is the sign-in page's model, with single sign-on if configured.
+func (s *Server) loginView(c echo.Context, next string) views.LoginView {
+	m := views.LoginView{Page: s.page(c, "Sign in"), Next: next, LocalOff: s.deps.Config.LocalLoginOff()}
+	if s.deps.SSO != nil {
+		m.SSOName = s.deps.SSO.Name()
+	}
+	return m
 }
 
 func (s *Server) loginSubmit(c echo.Context) error {
@@ -61,7 +70,8 @@ func (s *Server) loginSubmit(c echo.Context) error {
 	next := safeNext(c.FormValue("next"))
 	account, addr := signInAccount(email), c.RealIP()
 	refuse := func(status int, msg string) error {
-		m := views.LoginView{Page: s.page(c, "Sign in"), Email: email, Next: next, Errors: []views.FormError{{Message: msg}}}
+		m := s.loginView(c, next)
+		m.Email, m.Errors = email, []views.FormError{{Message: msg}}
 		return render(c, status, views.LoginPage(m))
 	}
 	// The throttle's tokens are taken before anything is looked up or
@@ -91,6 +101,9 @@ func (s *Server) loginSubmit(c echo.Context) error {
 		return refuse(http.StatusUnauthorized, msgBadLogin)
 	}
 	check.Succeeded(time.Now())
+	if u.BreakGlass {
+		s.deps.Logger.Warn("break-glass sign-in", "user", u.Email, "remote", addr)
+	}
 	return s.startSession(c, u, next)
 }
 
@@ -115,6 +128,17 @@ func (s *Server) checkCredentials(ctx context.Context, email, password string) (
 	}
 	if err != nil {
 		return nil, "", err
+	}
+	if u.Managed() || (s.deps.Config.LocalLoginOff() && !u.BreakGlass) {
+		// No password to check (managed) or none allowed: the same cost
+		// and the same answer as a wrong password.
+		if dummy, err := s.dummyHash(); err == nil {
+			_ = s.checkPassword(dummy, password)
+		}
+		if u.Managed() {
+			return nil, "managed by identity provider", nil
+		}
+		return nil, "local sign-in off (not break-glass)", nil
 	}
 	switch err := s.checkPassword(u.PasswordHash, password); {
 	case errors.Is(err, auth.ErrMismatch):

@@ -28,6 +28,8 @@ func (s *Server) routes() {
 	e.GET("/favicon.ico", s.favicon)
 	e.GET("/login", s.loginForm)
 	e.POST("/login", s.loginSubmit)
+	e.GET("/login/oidc", s.ssoBegin)
+	e.GET(ssoCallbackPath, s.ssoCallback)
 	e.GET("/setup", s.setupForm)
 	e.POST("/setup", s.setupSubmit)
 

@@ -21,6 +21,7 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/pusher"
+	"github.com/toolgate/toolgate/internal/sso"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -51,6 +52,9 @@ type Deps struct {
 	// version's push stands and offers admins "Retry push now". nil: no
 	// registry, nothing about it is shown.
 	Pusher *pusher.Pusher
+	// SSO, when set, offers single sign-on with its provider and makes the
+	// store refuse console grants of the approver role (store.SignInSSO).
+	SSO *sso.Client
 }
 
 // Server is the console's HTTP handler.
@@ -92,6 +96,10 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	}
 	s.dummyHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("no such user") })
 	s.cookies = newCookieStore(d.SessionKeys, d.Config)
+	if d.SSO != nil {
+		// Roles come from the provider's groups: the store enforces it.
+		d.Store.SSOProvider = d.SSO.Name()
+	}
 	n, err := d.Store.CountUsers(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("web.New: %w", err)

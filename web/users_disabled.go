@@ -34,7 +34,7 @@ func (s *Server) usersDisabled(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return render(c, http.StatusOK, views.UserRowFragment(userRow(u, me), csrfToken(c)))
+		return render(c, http.StatusOK, views.UserRowFragment(s.userRow(u, me), csrfToken(c)))
 	}
 	done := "enabled"
 	if disabled {

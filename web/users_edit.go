@@ -32,7 +32,7 @@ func (s *Server) renderUserEdit(c echo.Context, status int, errs []views.FormErr
 	if err != nil {
 		return err
 	}
-	m := views.UserEditView{Page: s.page(c, u.Email), User: userRow(u, currentUser(c)), Errors: errs}
+	m := views.UserEditView{Page: s.page(c, u.Email), User: s.userRow(u, currentUser(c)), Errors: errs}
 	if errs == nil {
 		m.Notice = doneNotices[c.QueryParam("done")]
 	}

@@ -9,8 +9,9 @@ import (
 	"github.com/toolgate/toolgate/views"
 )
 
-func userRow(u *store.User, viewer *store.User) views.UserRow {
-	return views.UserRow{ID: u.ID, Email: u.Email, Roles: roleNames(u.Roles), Disabled: u.Disabled, IsSelf: u.ID == viewer.ID}
+func (s *Server) userRow(u *store.User, viewer *store.User) views.UserRow {
+	return views.UserRow{ID: u.ID, Email: u.Email, Roles: roleNames(u.Roles), Disabled: u.Disabled, IsSelf: u.ID == viewer.ID,
+		ManagedBy: s.providerName(u), BreakGlass: u.BreakGlass}
 }
 
 func (s *Server) usersList(c echo.Context) error {
@@ -20,7 +21,7 @@ func (s *Server) usersList(c echo.Context) error {
 	}
 	m := views.UsersView{Page: s.page(c, "Users")}
 	for _, u := range users {
-		m.Users = append(m.Users, userRow(u, currentUser(c)))
+		m.Users = append(m.Users, s.userRow(u, currentUser(c)))
 	}
 	return render(c, http.StatusOK, views.UsersPage(m))
 }

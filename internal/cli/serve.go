@@ -74,11 +74,15 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	// Bundle signing keys live in files next to the database (see
 	// bundle.KeyDir); web.New creates the first one.
 	signing := &bundle.KeyDir{Path: filepath.Join(cfg.DataDir, "keys")}
+	signOn, err := singleSignOn(cfg)
+	if err != nil {
+		return Exit(2, err)
+	}
 	push, err := c.pusher(env, db, logger)
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys, Keys: signing, Pusher: push})
+	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys, Keys: signing, Pusher: push, SSO: signOn})
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,39 @@ import (
 )
 
 type userCmd struct {
-	Add userAddCmd `cmd:"" help:"Add a console user."`
+	Add        userAddCmd        `cmd:"" help:"Add a console user."`
+	BreakGlass userBreakGlassCmd `cmd:"" name:"break-glass" help:"Mark a local account as break-glass: it may sign in with a password while --local-login=false (every use is audited and shown on the dashboard)."`
+}
+
+type userBreakGlassCmd struct {
+	dataDirFlag `embed:""`
+	Email       string `required:"" help:"The local account's email address."`
+	Off         bool   `help:"Remove the mark instead."`
+}
+
+// Run marks or unmarks the account, audited as "user.break_glass" by
+// store.OperatorActor. Only the host can do this: no console page can.
+func (c *userBreakGlassCmd) Run(ctx context.Context, env *Env) error {
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	email, err := store.NormalizeEmail(c.Email)
+	if err != nil {
+		return Exit(2, err)
+	}
+	u, err := db.SetBreakGlass(ctx, store.OperatorActor, email, !c.Off)
+	if err != nil {
+		return userError(err)
+	}
+	if u.BreakGlass {
+		fmt.Fprintf(env.Stdout, "%s is a break-glass account: it may sign in with its password even with --local-login=false.\n"+
+			"Every such sign-in is audited (login.break_glass) and shown on the dashboard.\n", u.Email)
+	} else {
+		fmt.Fprintf(env.Stdout, "%s is no longer a break-glass account.\n", u.Email)
+	}
+	return nil
 }
 
 type userAddCmd struct {

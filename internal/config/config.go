@@ -30,6 +30,11 @@ type Config struct {
 	// created, promoted, re-enabled or reset cannot approve their requests
 	// for this long (0 means 168h, 7 days).
 	ApproverIndependence time.Duration `name:"approver-independence" env:"TOOLGATE_APPROVER_INDEPENDENCE" default:"168h" help:"An account someone created, made approver, re-enabled or reset cannot approve that person's requests for this long (default 7 days)."`
+	// OIDC is single sign-on; LocalLogin=false (with OIDC on) leaves
+	// password sign-in to break-glass accounts only. A Config built in Go
+	// without OIDC keeps local sign-in whatever LocalLogin says.
+	OIDC       `embed:""`
+	LocalLogin bool `name:"local-login" env:"TOOLGATE_LOCAL_LOGIN" default:"true" negatable:"" help:"Allow password sign-in for every local account; false (with --oidc-issuer) allows it only for break-glass accounts."`
 }
 
 // DatabaseURLHelp is the error for a --database-url that is not a
@@ -42,6 +47,9 @@ func IsDatabaseURL(s string) bool {
 	l := strings.ToLower(s)
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }
+// LocalLoginOff reports whether password sign-in is limited to break-glass
+// accounts: single sign-on on and --local-login=false.
+func (c Config) LocalLoginOff() bool { return c.OIDC.Enabled() && !c.LocalLogin }
 
 // DBPath is where the SQLite database lives.
 func (c Config) DBPath() string { return DBPath(c.DataDir) }
@@ -89,6 +97,7 @@ func (c Config) Validate() error {
 	if c.ApproverIndependence < 0 || (c.ApproverIndependence > 0 && c.ApproverIndependence < time.Hour) {
 		errs = append(errs, fmt.Errorf("--approver-independence / TOOLGATE_APPROVER_INDEPENDENCE %s: want at least 1h, e.g. 168h (7 days)", c.ApproverIndependence))
 	}
+	errs = c.OIDC.validate(errs, c.LocalLogin || c.OIDC.Enabled())
 	if len(errs) > 0 {
 		return fmt.Errorf("invalid configuration:\n  %w", joinLines(errs))
 	}

@@ -2,13 +2,15 @@ package config
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
 func valid() Config {
-	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", SessionIdle: time.Hour, SessionMaxAge: 12 * time.Hour}
+	return Config{Addr: "127.0.0.1:8080", DataDir: "./data", SessionIdle: time.Hour, SessionMaxAge: 12 * time.Hour, LocalLogin: true}
 }
 
 func TestValidate(t *testing.T) {
@@ -31,6 +33,15 @@ func TestValidate(t *testing.T) {
 		{"postgres database", func(c *Config) { c.DatabaseURL = "postgres://tg:pw@db.internal:5432/toolgate" }, ""},
 		{"postgresql database", func(c *Config) { c.DatabaseURL = "PostgreSQL://db.internal/toolgate" }, ""},
 		{"other database", func(c *Config) { c.DatabaseURL = "mysql://tg:pw@db.internal/toolgate" }, "TOOLGATE_DATABASE_URL"},
+		{"oidc", func(c *Config) { *c = withOIDC(*c) }, ""},
+		{"oidc, no local login", func(c *Config) { *c = withOIDC(*c); c.LocalLogin = false }, ""},
+		{"no local login without oidc", func(c *Config) { c.LocalLogin = false }, "--oidc-issuer"},
+		{"oidc over http elsewhere", func(c *Config) { *c = withOIDC(*c); c.OIDC.Issuer = "http://idp.example" }, "TOOLGATE_OIDC_ISSUER"},
+		{"oidc over http on loopback", func(c *Config) { *c = withOIDC(*c); c.OIDC.Issuer = "http://127.0.0.1:9000" }, ""},
+		{"oidc without client", func(c *Config) { *c = withOIDC(*c); c.OIDC.ClientID = "" }, "TOOLGATE_OIDC_CLIENT_ID"},
+		{"oidc without secret file", func(c *Config) { *c = withOIDC(*c); c.OIDC.ClientSecretFile = "" }, "TOOLGATE_OIDC_CLIENT_SECRET_FILE"},
+		{"oidc without groups", func(c *Config) { *c = withOIDC(*c); c.OIDC.AdminGroups = nil }, "no group would give a role"},
+		{"oidc bad redirect", func(c *Config) { *c = withOIDC(*c); c.OIDC.RedirectURL = "ftp:x" }, "TOOLGATE_OIDC_REDIRECT_URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,6 +58,32 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("Validate = %v, want it to mention %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func withOIDC(c Config) Config {
+	c.OIDC = OIDC{Issuer: "https://idp.example", ClientID: "toolgate", ClientSecretFile: "/run/secret", AdminGroups: []string{"a"}}
+	return c
+}
+
+func TestClientSecretFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ content, want, err string }{
+		{"s3cret\n", "s3cret", ""},
+		{"  s3cret  \nsecond line\n", "s3cret", ""},
+		{"\n", "", "first line is empty"},
+	} {
+		f := filepath.Join(dir, "secret")
+		if err := os.WriteFile(f, []byte(tc.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := OIDC{ClientSecretFile: f}.ClientSecret()
+		if got != tc.want || (tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err))) {
+			t.Errorf("%q: %q, %v", tc.content, got, err)
+		}
+	}
+	if _, err := (OIDC{ClientSecretFile: filepath.Join(dir, "missing")}).ClientSecret(); err == nil {
+		t.Error("a missing file is not an error")
 	}
 }
 

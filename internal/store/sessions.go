@@ -69,21 +69,36 @@ func (db *DB) Login(ctx context.Context, u *User, address string, p SessionPolic
 		return "", err
 	}
 	err = db.inTx(ctx, "login", func(tx *sqlx.Tx) error {
-		now := db.Now()
-		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND expires_at < ?`, u.ID, formatTime(now)); err != nil {
+		if err := insertSession(ctx, tx, u.ID, token, db.Now(), p); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, expires_at)
-			VALUES (?, ?, ?, ?, ?)`, hashToken(token), u.ID, formatTime(now), formatTime(now), formatTime(now.Add(p.Absolute))); err != nil {
+		after := auditJSON(map[string]string{"address": address})
+		if err := db.appendAudit(ctx, tx, audit.Entry{Actor: u.Email, Action: "login.success",
+			Subject: subjectUser(u.ID), After: after}); err != nil {
 			return err
 		}
-		return db.appendAudit(ctx, tx, audit.Entry{Actor: u.Email, Action: "login.success",
-			Subject: subjectUser(u.ID), After: auditJSON(map[string]string{"address": address})})
+		if !u.BreakGlass {
+			return nil
+		}
+		// Loud on purpose: the dashboard lists these (users_breakglass.go).
+		return db.appendAudit(ctx, tx, audit.Entry{Actor: u.Email, Action: "login.break_glass",
+			Subject: subjectUser(u.ID), After: after})
 	})
 	if err != nil {
 		return "", err
 	}
 	return token, nil
+}
+
+// insertSession stores a new session of user id for token, dropping the
+// user's expired ones on the way.
+func insertSession(ctx context.Context, tx *sqlx.Tx, id int64, token string, now time.Time, p SessionPolicy) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND expires_at < ?`, id, formatTime(now)); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id_hash, user_id, created_at, last_seen_at, expires_at)
+		VALUES (?, ?, ?, ?, ?)`, hashToken(token), id, formatTime(now), formatTime(now), formatTime(now.Add(p.Absolute)))
+	return err
 }
 
 // RecordLoginFailure audits a refused sign-in ("login.failure"); email is

@@ -52,7 +52,10 @@
 // requester created, promoted, re-enabled or reset — or that created,
 // promoted, re-enabled or reset the requester's — cannot approve their
 // requests for DB.ApproverIndependence (7 days by default). The acts are
-// kept in account_acts; see users_independence.go.
+// kept in account_acts; see users_independence.go. With single sign-on
+// (DB.SSOProvider set) roles come from the provider's groups: accounts it
+// manages are created and updated only by SignInSSO, and no console user
+// can give the approver role (users_sso.go).
 package store
 
 import (
@@ -98,6 +101,10 @@ type DB struct {
 	// promoted, re-enabled or reset cannot approve their requests (R10);
 	// Open sets DefaultApproverIndependence.
 	ApproverIndependence time.Duration
+	// SSOProvider names the identity provider when the console runs with
+	// single sign-on (roles from its groups); then no console user can give
+	// the approver role (users_sso.go). "" for local accounts only.
+	SSOProvider string
 }
 
 // BusyTimeout bounds how long a write waits for another writer before it

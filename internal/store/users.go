@@ -24,12 +24,24 @@ type User struct {
 	Roles        []auth.Role `json:"roles"`
 	Disabled     bool        `json:"disabled"`
 	PasswordHash string      `json:"-"`
-	CreatedAt    time.Time   `json:"-"`
-	UpdatedAt    time.Time   `json:"-"`
+	// Provider is the issuer URL of the identity provider that manages the
+	// account, "" for a local account; Subject is the provider's "sub".
+	// A managed account has no password and its roles come from the
+	// provider's groups at every sign-in (users_sso.go).
+	Provider string `json:"provider,omitempty"`
+	Subject  string `json:"subject,omitempty"`
+	// BreakGlass marks a local account an operator allowed to sign in with
+	// a password while local sign-in is turned off (SetBreakGlass).
+	BreakGlass bool      `json:"break_glass,omitempty"`
+	CreatedAt  time.Time `json:"-"`
+	UpdatedAt  time.Time `json:"-"`
 }
 
 // Has reports whether u holds role.
 func (u *User) Has(role auth.Role) bool { return slices.Contains(u.Roles, role) }
+
+// Managed reports whether an identity provider manages u.
+func (u *User) Managed() bool { return u.Provider != "" }
 
 // NewUser is what CreateUser needs.
 type NewUser struct {
@@ -46,7 +58,14 @@ type NewUser struct {
 // auditView is the part of a user recorded in audit before/after: never
 // the password hash.
 func (u *User) auditView() map[string]any {
-	return map[string]any{"email": u.Email, "roles": u.Roles, "disabled": u.Disabled}
+	v := map[string]any{"email": u.Email, "roles": u.Roles, "disabled": u.Disabled}
+	if u.Managed() {
+		v["provider"], v["subject"] = u.Provider, u.Subject
+	}
+	if u.BreakGlass {
+		v["break_glass"] = true
+	}
+	return v
 }
 
 func subjectUser(id int64) string { return fmt.Sprintf("user:%d", id) }
@@ -66,6 +85,9 @@ type userRow struct {
 	Email        string `db:"email"`
 	PasswordHash string `db:"password_hash"`
 	Disabled     bool   `db:"disabled"`
+	Provider     string `db:"provider"`
+	Subject      string `db:"subject"`
+	BreakGlass   bool   `db:"break_glass"`
 	CreatedAt    string `db:"created_at"`
 	UpdatedAt    string `db:"updated_at"`
 }
@@ -90,6 +112,9 @@ func (db *DB) CreateUser(ctx context.Context, actor string, nu NewUser) (*User, 
 		}
 		approver := slices.Contains(nu.Roles, auth.RoleApprover)
 		if approver {
+			if err := db.ssoForbidsGrant(a); err != nil {
+				return err
+			}
 			if err := mayUseApproverPowers(ctx, tx, a, "give the approver role"); err != nil {
 				return err
 			}
@@ -239,7 +264,8 @@ func (db *DB) ListUsers(ctx context.Context) ([]*User, error) {
 
 func userByID(ctx context.Context, tx *sqlx.Tx, id int64) (*User, error) {
 	var r userRow
-	if err := tx.GetContext(ctx, &r, `SELECT id, email, password_hash, disabled, created_at, updated_at FROM users WHERE id = ?`, id); err != nil {
+	if err := tx.GetContext(ctx, &r, `SELECT id, email, password_hash, disabled, provider, subject, break_glass,
+		created_at, updated_at FROM users WHERE id = ?`, id); err != nil {
 		return nil, notFound(err, "The user")
 	}
 	var roles []string
@@ -250,7 +276,8 @@ func userByID(ctx context.Context, tx *sqlx.Tx, id int64) (*User, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &User{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Disabled: r.Disabled, Roles: rs}
+	u := &User{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Disabled: r.Disabled, Roles: rs,
+		Provider: r.Provider, Subject: r.Subject, BreakGlass: r.BreakGlass}
 	if u.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
 		return nil, err
 	}

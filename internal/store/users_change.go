@@ -23,6 +23,9 @@ func (db *DB) SetUserRoles(ctx context.Context, actor string, id int64, roles []
 		if err != nil {
 			return err
 		}
+		if err := refuseManaged(before, "roles"); err != nil {
+			return err
+		}
 		grant := !before.Has(auth.RoleApprover) && slices.Contains(roles, auth.RoleApprover)
 		if grant {
 			if err := db.approverPower(ctx, tx, actor, id, actGrantApprover, "give the approver role"); err != nil {
@@ -94,6 +97,9 @@ func (db *DB) SetUserPassword(ctx context.Context, pc PasswordChange) error {
 		if err != nil {
 			return err
 		}
+		if err := refuseManaged(before, "password"); err != nil {
+			return err
+		}
 		if pc.Reset {
 			if err := db.accountAct(ctx, tx, pc.Actor, before, actPasswordReset, "reset an approver's password"); err != nil {
 				return err
@@ -139,6 +145,11 @@ func (db *DB) approverPower(ctx context.Context, tx *sqlx.Tx, actor string, subj
 	a, err := resolveActor(ctx, tx, actor)
 	if err != nil {
 		return err
+	}
+	if act == actGrantApprover {
+		if err := db.ssoForbidsGrant(a); err != nil {
+			return err
+		}
 	}
 	if err := mayUseApproverPowers(ctx, tx, a, power); err != nil {
 		return err
