@@ -47,6 +47,7 @@ func IsDatabaseURL(s string) bool {
 	l := strings.ToLower(s)
 	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }
+
 // LocalLoginOff reports whether password sign-in is limited to break-glass
 // accounts: single sign-on on and --local-login=false.
 func (c Config) LocalLoginOff() bool { return c.OIDC.Enabled() && !c.LocalLogin }
