@@ -191,7 +191,11 @@ func TestCaps(t *testing.T) {
 		opts Options
 		kind ErrorKind
 		msg  string
-		// bounds for the refusal (generous: the machine is shared)
+		// bounds for the refusal, generous because the machine is shared:
+		// peak HeapInuse also holds garbage the collector has not reached
+		// yet, which grows when other processes starve it of CPU (+17 MiB
+		// quiet, 134 MiB seen under a load average of 15). Decoding the
+		// whole document instead of counting would take gigabytes.
 		maxTime time.Duration
 		maxHeap uint64
 		long    bool // skipped by -short: the figures for the closing note
@@ -199,7 +203,7 @@ func TestCaps(t *testing.T) {
 		{"operations over an explicit cap", manyOperations(11, small), Options{MaxOperations: 10}, KindTooManyOperations,
 			"api.json:1:101: 11 operations is over the limit of 10 per import: refused", 5 * time.Second, 64 << 20, false},
 		{"100,000 operations", manyOperations(100_000, small), Options{MaxBytes: 64 << 20}, KindTooManyOperations,
-			"api.json:1:101: 100000 operations is over the limit of 20000 per import: refused", 20 * time.Second, 128 << 20, true},
+			"api.json:1:101: 100000 operations is over the limit of 20000 per import: refused", 20 * time.Second, 256 << 20, true},
 		{"fan-out over an explicit budget", manyOperations(50, fanOut(8, 4)), Options{MaxTotalSchemaBytes: 1 << 20}, KindSchemaBudget,
 			"", 10 * time.Second, 256 << 20, false},
 		{"fan-out over the default budget", manyOperations(5000, fanOut(12, 6)), Options{}, KindSchemaBudget,
