@@ -1,0 +1,199 @@
+package keyring
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// openDB opens a migrated database file, and a second handle on it (a
+// second console).
+func openDB(t *testing.T) (a, b *store.DB) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "toolgate.db")
+	var dbs []*store.DB
+	for range 2 {
+		db, err := store.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		dbs = append(dbs, db)
+	}
+	if _, err := dbs[0].Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return dbs[0], dbs[1]
+}
+
+func TestDatabaseKeyringAcrossConsoles(t *testing.T) {
+	ctx := context.Background()
+	a, b := openDB(t)
+	kek := testKEK(t, 9)
+	ka, kb := &Database{DB: a, KEK: kek}, &Database{DB: b, KEK: kek}
+
+	// Two consoles starting at once on an empty database make one key.
+	var wg sync.WaitGroup
+	created := make([]bool, 2)
+	kids := make([]string, 2)
+	for i, k := range []*Database{ka, kb} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if kids[i], created[i], err = k.EnsureActive(ctx, "system"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if created[0] == created[1] || kids[0] != kids[1] || kids[0] == "" {
+		t.Fatalf("two starts: created %v, kids %v; want one key made and both using it", created, kids)
+	}
+
+	// A rotation on A is what B signs with at its next publish.
+	kid, err := ka.Rotate(ctx, "admin@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := kb.Active(ctx)
+	if err != nil || signer.KeyID != kid {
+		t.Fatalf("B signs with %v (%v) after A rotated to %s", signer, err, kid)
+	}
+	set, err := ka.PublicKeys(ctx)
+	if err != nil || len(set.Keys) != 2 {
+		t.Fatalf("published keys after a rotation: %v, %v", set.KeyIDs(), err)
+	}
+	pub, ok := set.Lookup(kid)
+	if !ok || !pub.Key.Equal(signer.Private.Public()) {
+		t.Fatal("the key B signs with is not the one A publishes")
+	}
+
+	// Retire: not the active key, then the old one on B, seen on A.
+	if err := kb.Retire(ctx, "admin@x", kid); apperr.CodeOf(err) != apperr.Conflict {
+		t.Errorf("retiring the active key: %v", err)
+	}
+	if err := kb.Retire(ctx, "admin@x", kids[0]); err != nil {
+		t.Fatal(err)
+	}
+	active, keys, err := ka.List(ctx)
+	if err != nil || active != kid || len(keys) != 2 || keys[0].RetiredAt == nil {
+		t.Fatalf("A lists %s %+v (%v) after B retired %s", active, keys, err, kids[0])
+	}
+	if err := ka.Retire(ctx, "admin@x", "nope"); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("retiring an unknown key: %v", err)
+	}
+}
+
+func TestDatabaseKeyringRefusesAWrongKEK(t *testing.T) {
+	ctx := context.Background()
+	a, b := openDB(t)
+	if _, _, err := (&Database{DB: a, KEK: testKEK(t, 1)}).EnsureActive(ctx, "system"); err != nil {
+		t.Fatal(err)
+	}
+	wrong := &Database{DB: b, KEK: testKEK(t, 2)}
+	if _, _, err := wrong.EnsureActive(ctx, "system"); !errors.Is(err, ErrOpen) {
+		t.Errorf("a console with another KEK starts: %v", err)
+	}
+	if _, err := wrong.Active(ctx); !errors.Is(err, ErrOpen) {
+		t.Errorf("a console with another KEK gets a signing key: %v", err)
+	}
+	if _, err := SessionKeys(ctx, a, testKEK(t, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SessionKeys(ctx, b, testKEK(t, 2)); !errors.Is(err, ErrOpen) {
+		t.Errorf("session keys opened with another KEK: %v", err)
+	}
+}
+
+func TestSessionKeysShared(t *testing.T) {
+	ctx := context.Background()
+	a, b := openDB(t)
+	kek := testKEK(t, 3)
+	ka, err := SessionKeys(ctx, a, kek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := SessionKeys(ctx, b, kek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ka) != 2 || len(ka[0]) != 64 || len(ka[1]) != 32 || string(ka[0]) != string(kb[0]) || string(ka[1]) != string(kb[1]) {
+		t.Error("two consoles got different session keys")
+	}
+}
+
+// Moving a key directory in: the active key stays active and signs the
+// same, a retired key comes as history, a second import changes nothing,
+// and no private key byte reaches the audit log.
+func TestImportFromKeyDir(t *testing.T) {
+	ctx := context.Background()
+	a, _ := openDB(t)
+	dir := bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}
+	now := time.Now()
+	first, err := dir.Rotate(rand.Reader, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := dir.Rotate(rand.Reader, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	third, err := dir.Rotate(rand.Reader, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dir.Retire(first.KeyID, now); err != nil {
+		t.Fatal(err)
+	}
+	k := &Database{DB: a, KEK: testKEK(t, 4)}
+	done, err := k.Import(ctx, "operator@host", dir)
+	if err != nil || len(done) != 3 {
+		t.Fatalf("import: %v, %v", done, err)
+	}
+	active, err := k.Active(ctx)
+	if err != nil || active.KeyID != third.KeyID || !active.Private.Equal(third.Private) {
+		t.Fatalf("active after import: %v, %v; want %s", active, err, third.KeyID)
+	}
+	set, _ := k.PublicKeys(ctx)
+	if got := strings.Join(set.KeyIDs(), ","); strings.Contains(got, first.KeyID) || !strings.Contains(got, second.KeyID) {
+		t.Errorf("published after import: %s", got)
+	}
+	if again, err := k.Import(ctx, "operator@host", dir); err != nil || len(again) != 0 {
+		t.Errorf("second import: %v, %v", again, err)
+	}
+	entries, err := a.AuditEntries(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		text := e.Before + e.After + e.Subject
+		for _, sk := range []bundle.SigningKey{second, third} {
+			seed := sk.Private.Seed()
+			for _, enc := range []string{hex.EncodeToString(seed), base64.StdEncoding.EncodeToString(seed),
+				base64.RawURLEncoding.EncodeToString(seed), base64.RawStdEncoding.EncodeToString(seed)} {
+				if strings.Contains(text, enc) {
+					t.Fatalf("audit entry %s carries a private key", e.Action)
+				}
+			}
+			if strings.Contains(text, "v1.") {
+				t.Fatalf("audit entry %s carries a sealed key", e.Action)
+			}
+		}
+	}
+	if _, err := k.Import(ctx, "operator@host", bundle.KeyDir{Path: t.TempDir()}); apperr.CodeOf(err) != apperr.Invalid {
+		t.Errorf("importing an empty directory: %v", err)
+	}
+}
