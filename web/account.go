@@ -37,7 +37,10 @@ func (s *Server) accountPassword(c echo.Context) error {
 
 func (s *Server) changeOwnPassword(c echo.Context) error {
 	u, addr := currentUser(c), c.RealIP()
-	check, refused, wait := s.throttle.Begin(u.Email, addr, time.Now())
+	check, refused, wait, err := s.throttle.Begin(c.Request().Context(), u.Email, addr, time.Now())
+	if err != nil {
+		return err
+	}
 	switch refused {
 	case auth.Throttled:
 		setRetryAfter(c, wait)
@@ -53,7 +56,7 @@ func (s *Server) changeOwnPassword(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	check.Succeeded(time.Now())
+	s.checkSucceeded(c.Request().Context(), check)
 	pw, err := newPassword(c, "password")
 	if err != nil {
 		return err

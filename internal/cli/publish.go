@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -15,6 +14,7 @@ import (
 // next bundle version, from the local data directory.
 type publishCmd struct {
 	dataDirFlag `embed:""`
+	kekFlag     `embed:""`
 	Note        string `name:"note" help:"What changed and why (shown in the history)."`
 }
 
@@ -25,10 +25,12 @@ func (c *publishCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	key, err := signingKeys(c.DataDir).Active()
-	if errors.Is(err, bundle.ErrNoActiveKey) {
-		return Exit(1, errors.New("publish: no signing key yet: run `toolgate keys rotate` or start `toolgate serve` once"))
-	} else if err != nil {
+	keys, err := openKeyring(ctx, db, c.DataDir, c.KEKFile)
+	if err != nil {
+		return err
+	}
+	key, err := activeKeyOrExit(ctx, keys)
+	if err != nil {
 		return err
 	}
 	rec, err := db.Publish(ctx, store.PublishRequest{Actor: cliActor(), Note: c.Note, Key: key})
