@@ -22,6 +22,9 @@ GOTESTSUM = $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-e
 # Tests that need the real-world corpus (../shared/fixtures) fail rather
 # than skip when it is missing (see internal/corpus).
 export TOOLGATE_REQUIRE_CORPUS = 1
+# Tests on PostgreSQL (internal/pgtest starts a throwaway server) fail rather
+# than skip when the server binaries are missing (`make postgres`).
+export TOOLGATE_REQUIRE_POSTGRES = 1
 
 # Fuzz targets run briefly (FUZZ_TIME executions) by `make test`: space-separated
 # package:FuzzName pairs. Add yours with `FUZZ_TARGETS += ./pkg:FuzzX`.
@@ -61,8 +64,18 @@ chromium: ## install Debian chromium for the browser tests if missing
 	  fi; \
 	fi
 
+.PHONY: postgres
+postgres: ## install Debian postgresql (server binaries for the store tests) if missing
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; \
+	  else \
+	    echo "the store tests need PostgreSQL: run 'sudo apt-get update && sudo apt-get install -y postgresql'"; exit 1; \
+	  fi; \
+	fi
+
 .PHONY: setup
-setup: $(NPM_STAMP) chromium ## install what the checks need (npm packages, chromium)
+setup: $(NPM_STAMP) chromium postgres ## install what the checks need (npm packages, chromium, postgresql)
 
 # --- build and run -------------------------------------------------------
 

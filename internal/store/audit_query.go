@@ -28,7 +28,7 @@ func (f AuditFilter) where() (string, []any) {
 	var conds []string
 	var args []any
 	if f.Actor != "" {
-		conds, args = append(conds, "actor = ? COLLATE NOCASE"), append(args, f.Actor)
+		conds, args = append(conds, "lower(actor) = lower(?)"), append(args, f.Actor)
 	}
 	switch {
 	case strings.HasSuffix(f.Action, "."):

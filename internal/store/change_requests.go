@@ -149,13 +149,9 @@ func (db *DB) CreateChangeRequest(ctx context.Context, requester *User, n NewCha
 		if err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO change_requests (tool_id, kind, reason, before_json, after_json,
-			requested_by, requested_at, class_at_request, definition_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			cur.ToolID, n.Kind, n.Reason, before, after, requester.ID, formatTime(db.Now()), cur.Class.String(), digest)
-		if err != nil {
-			return err
-		}
-		if id, err = res.LastInsertId(); err != nil {
+		if err := tx.GetContext(ctx, &id, `INSERT INTO change_requests (tool_id, kind, reason, before_json, after_json,
+			requested_by, requested_at, class_at_request, definition_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			cur.ToolID, n.Kind, n.Reason, before, after, requester.ID, formatTime(db.Now()), cur.Class.String(), digest); err != nil {
 			return err
 		}
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: requester.Email, Action: "change_request.create",

@@ -17,9 +17,15 @@ import (
 // reason and nothing is applied.
 func TestApprovalVoidWhenDefinitionMoved(t *testing.T) {
 	ctx := context.Background()
-	cases := map[string]string{
-		"origin":      `UPDATE sources SET origin = 'https://elsewhere.example.com'`,
-		"description": `UPDATE tools SET operation_json = json_set(operation_json, '$.summary', 'Call me first') WHERE name = 'orders_delete'`,
+	cases := map[string]func(t *testing.T, db *DB){
+		"origin": func(t *testing.T, db *DB) {
+			if _, err := db.db.Exec(`UPDATE sources SET origin = 'https://elsewhere.example.com'`); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"description": func(t *testing.T, db *DB) {
+			setJSONField(t, db, "tools", "operation_json", "name", "orders_delete", "summary", "Call me first")
+		},
 	}
 	for name, change := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -28,9 +34,7 @@ func TestApprovalVoidWhenDefinitionMoved(t *testing.T) {
 			if !strings.HasPrefix(cr.DefinitionDigest, "sha256:") {
 				t.Fatalf("request digest %q", cr.DefinitionDigest)
 			}
-			if _, err := f.db.db.Exec(change); err != nil {
-				t.Fatal(err)
-			}
+			change(t, f.db)
 			got, err := f.db.ApproveChangeRequest(ctx, f.approver.ID, cr.ID, "fine")
 			if err != nil {
 				t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -14,19 +13,13 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 )
 
-// holdWriteLock takes SQLite's write lock on the database file at path from
-// a connection of its own (as another console process or a long import
-// would) and keeps it, with an uncommitted change, until release is called.
-func holdWriteLock(t *testing.T, path string) (release func()) {
+// holdWriteLock takes the database's write lock (SQLite's, or the
+// PostgreSQL advisory lock every write transaction takes) from a connection
+// of its own (as another console process or a long import would) and keeps
+// it, with an uncommitted change, until release is called.
+func holdWriteLock(t *testing.T, where string) (release func()) {
 	t.Helper()
-	raw, err := sql.Open("sqlite", DSN(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx, err := raw.Begin() // _txlock=immediate: the write lock is taken here
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw, tx := beginOtherWriter(t, where)
 	if _, err := tx.Exec(`UPDATE users SET updated_at = updated_at`); err != nil {
 		t.Fatal(err)
 	}
@@ -168,15 +161,8 @@ func TestImportRefusesAPlanOvertakenByAWrite(t *testing.T) {
 	}
 	getPet := mustTool(t, db, "getPet")
 
-	raw, err := sql.Open("sqlite", DSN(path))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw, tx := beginOtherWriter(t, path) // the write lock, held while the import plans
 	defer raw.Close()
-	tx, err := raw.Begin() // the write lock, held while the import plans
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := db.ImportSource(ctx, "tester", SourceImport{Name: "pets", Doc: testDoc(t, "https://pets.example.com", moved),
@@ -192,8 +178,7 @@ func TestImportRefusesAPlanOvertakenByAWrite(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	err = <-done
-	wantCode(t, err, apperr.Conflict)
+	wantCode(t, <-done, apperr.Conflict)
 	if src, err := db.SourceByName(ctx, "pets"); err != nil || src.Revision != first.Source.Revision {
 		t.Fatalf("source after the refused import: %+v, %v; want revision %d", src, err, first.Source.Revision)
 	}
@@ -208,18 +193,45 @@ func TestImportRefusesAPlanOvertakenByAWrite(t *testing.T) {
 	}
 }
 
-// mustOpenFile opens a migrated database in a file of its own and returns
-// its path, for tests that open a second connection to the same file.
+// mustOpenFile opens a migrated database of its own on the test engine and
+// returns where it is (file path or URL), for tests that open a second
+// connection to the same database.
 func mustOpenFile(t *testing.T) (*DB, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "toolgate.db")
-	db, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db, where := mustOpenUnmigrated(t, TestEngine())
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return db, path
+	return db, where
+}
+
+// beginOtherWriter opens a second pool on the database at where and begins
+// a transaction that holds the write lock: SQLite's (_txlock=immediate
+// takes it at BEGIN) or the PostgreSQL advisory lock of inTx.
+func beginOtherWriter(t *testing.T, where string) (*sql.DB, *sql.Tx) {
+	t.Helper()
+	if !IsPostgresURL(where) {
+		raw, err := sql.Open("sqlite", DSN(where))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := raw.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw, tx
+	}
+	other, err := OpenURL(context.Background(), where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	tx, err := other.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`SELECT pg_advisory_xact_lock(?)`, writeLockKey); err != nil {
+		t.Fatal(err)
+	}
+	return other.db.DB, tx
 }

@@ -37,8 +37,8 @@ func MustSeedTool(tb testing.TB, db *DB, s SeedTool) *PolicyRecord {
 			tb.Fatalf("store.MustSeedTool %s: %v", s.Name, err)
 		}
 	}
-	exec(`INSERT OR IGNORE INTO sources (name, title, spec_version, origin, document_sha256, imported_at, imported_by)
-		VALUES ('seed', 'Seed API', '3.1.0', 'https://api.example.com', '', ?, 'test')`, now)
+	exec(`INSERT INTO sources (name, title, spec_version, origin, document_sha256, imported_at, imported_by)
+		VALUES ('seed', 'Seed API', '3.1.0', 'https://api.example.com', '', ?, 'test') ON CONFLICT (name) DO NOTHING`, now)
 	reasons := []risk.Reason{{Code: "method:" + strings.ToUpper(s.Method), Class: s.Class,
 		Text: strings.ToUpper(s.Method) + " requests are classified " + s.Class.String() + "."}}
 	exec(`INSERT INTO tools (source_id, name, op_key, method, path, path_key, operation_id, summary, operation_json,

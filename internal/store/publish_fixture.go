@@ -54,15 +54,14 @@ func addFixtureTool(ctx context.Context, db *DB, ft FixtureTool) (int64, error) 
 	op := seedOperation(ft.Name, ft.Method, ft.Path, ft.Method+" "+ft.Path)
 	opJSON, _ := json.Marshal(op)
 	reasons, _ := json.Marshal([]risk.Reason{{Code: "method:" + ft.Method, Class: ft.Class, Text: "fixture"}})
-	res, err := x.ExecContext(ctx, `INSERT INTO tools (source_id, name, op_key, method, path, path_key, operation_id,
+	var toolID int64
+	if err := x.GetContext(ctx, &toolID, `INSERT INTO tools (source_id, name, op_key, method, path, path_key, operation_id,
 			operation_json, detected_class, reasons_json, class, rules_version, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		sourceID, ft.Name, ft.Method+" "+ft.Path, ft.Method, ft.Path, ft.Path, ft.Name, string(opJSON),
-		ft.Class.String(), string(reasons), ft.Class.String(), risk.RulesVersion, now, now)
-	if err != nil {
+		ft.Class.String(), string(reasons), ft.Class.String(), risk.RulesVersion, now, now); err != nil {
 		return 0, err
 	}
-	toolID, _ := res.LastInsertId()
 	p := policy.NewToolPolicy(ft.Method, ft.Class, policy.BuiltinDefaults())
 	if ft.Policy != nil {
 		p = *ft.Policy

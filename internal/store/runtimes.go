@@ -69,13 +69,15 @@ func (db *DB) RecordRuntimeFetches(ctx context.Context, fetches []RuntimeFetch, 
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 				ON CONFLICT (token_id, instance_id) DO UPDATE SET name = excluded.name, version = excluded.version,
 					remote_addr = excluded.remote_addr, refused = excluded.refused,
-					last_seen = max(last_seen, excluded.last_seen)`,
+					last_seen = CASE WHEN excluded.last_seen > runtime_instances.last_seen
+						THEN excluded.last_seen ELSE runtime_instances.last_seen END`,
 				f.TokenID, f.InstanceID, f.Name, f.Version, f.RemoteAddr, f.Refused, now, now); err != nil {
 				return err
 			}
 		}
 		for id, at := range tokens {
-			if _, err := tx.ExecContext(ctx, `UPDATE runtime_tokens SET last_used_at = max(COALESCE(last_used_at, ''), ?) WHERE id = ?`, at, id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE runtime_tokens SET last_used_at = ?
+				WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)`, at, id, at); err != nil {
 				return err
 			}
 			n, err := evictInstances(ctx, tx, id, perToken, at)
@@ -92,8 +94,11 @@ func (db *DB) RecordRuntimeFetches(ctx context.Context, fetches []RuntimeFetch, 
 // evictInstances deletes token id's least recently seen rows beyond keep
 // and counts them on the token.
 func evictInstances(ctx context.Context, tx *sqlx.Tx, id int64, keep int, at string) (int64, error) {
-	res, err := tx.ExecContext(ctx, `DELETE FROM runtime_instances WHERE token_id = ? AND rowid NOT IN (
-			SELECT rowid FROM runtime_instances WHERE token_id = ? ORDER BY last_seen DESC, rowid DESC LIMIT ?)`,
+	// Ties on last_seen keep the instance seen first most recently, then the
+	// greater id: an order both engines give the same way (no rowid).
+	res, err := tx.ExecContext(ctx, `DELETE FROM runtime_instances WHERE token_id = ? AND instance_id NOT IN (
+			SELECT instance_id FROM runtime_instances WHERE token_id = ?
+			ORDER BY last_seen DESC, first_seen DESC, instance_id DESC LIMIT ?)`,
 		id, id, keep)
 	if err != nil {
 		return 0, err
@@ -147,7 +152,7 @@ func (db *DB) RuntimeInstancesPage(ctx context.Context, limit, offset int) ([]*R
 				i.remote_addr, i.refused, i.first_seen, i.last_seen
 			FROM runtime_instances i JOIN runtime_tokens t ON t.id = i.token_id
 			ORDER BY i.last_seen DESC, i.name, i.instance_id, t.name
-			LIMIT ? OFFSET ?`, limit, max(offset, 0)); err != nil {
+			LIMIT ? OFFSET ?`, sqlLimit(limit), max(offset, 0)); err != nil {
 			return err
 		}
 		for _, r := range rows {

@@ -22,13 +22,13 @@ func (db *DB) writeSource(ctx context.Context, tx *sqlx.Tx, actor string, in Sou
 	args := []any{d.Title, d.Version, d.SpecVersion, in.Origin, d.BasePath, auditJSON(nonNil(d.SecuritySchemes)),
 		auditJSON(nonNil(d.Warnings)), auditJSON(nonNil(d.Skipped)), in.DocumentSHA256, formatTime(db.Now()), actor}
 	if cur == nil {
-		res, err := tx.ExecContext(ctx, `INSERT INTO sources (title, api_version, spec_version, origin, base_path,
+		var id int64
+		if err := tx.GetContext(ctx, &id, `INSERT INTO sources (title, api_version, spec_version, origin, base_path,
 			security_schemes_json, warnings_json, skipped_json, document_sha256, imported_at, imported_by, name)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, in.Name)...)
-		if err != nil {
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, append(args, in.Name)...); err != nil {
 			return 0, fmt.Errorf("insert source: %w", err)
 		}
-		return res.LastInsertId()
+		return id, nil
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE sources SET title = ?, api_version = ?, spec_version = ?, origin = ?,
 		base_path = ?, security_schemes_json = ?, warnings_json = ?, skipped_json = ?, document_sha256 = ?,
@@ -130,14 +130,11 @@ func toolColumns(c importer.Change, blobs map[string]string) ([]any, error) {
 
 func (db *DB) insertTool(ctx context.Context, tx *sqlx.Tx, sourceID int64, c importer.Change, cols []any, p policy.Policy) error {
 	now := formatTime(db.Now())
-	res, err := tx.ExecContext(ctx, `INSERT INTO tools (op_key, method, path, path_key, operation_id, summary,
+	var id int64
+	if err := tx.GetContext(ctx, &id, `INSERT INTO tools (op_key, method, path, path_key, operation_id, summary,
 		deprecated, operation_json, detected_class, reasons_json, class, rules_version, source_id, name, created_at,
-		updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(cols, sourceID, c.Tool, now, now)...)
-	if err != nil {
-		return err
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
+		updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		append(cols, sourceID, c.Tool, now, now)...); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO tool_policies (tool_id, policy_json, exposed, updated_at, updated_by)
@@ -174,7 +171,7 @@ func (db *DB) updateTool(ctx context.Context, tx *sqlx.Tx, c importer.Change, co
 
 func writeTags(ctx context.Context, tx *sqlx.Tx, toolID int64, tags []string) error {
 	for _, t := range tags {
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO tool_tags (tool_id, tag) VALUES (?, ?)`, toolID, t); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tool_tags (tool_id, tag) VALUES (?, ?) ON CONFLICT (tool_id, tag) DO NOTHING`, toolID, t); err != nil {
 			return err
 		}
 	}

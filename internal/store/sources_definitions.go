@@ -26,13 +26,13 @@ func pinDefinitions(ctx context.Context, tx *sqlx.Tx, pv *ImportPreview, in Sour
 		return nil
 	}
 	var rows []struct {
-		Name   string `db:"name"`
-		Policy string `db:"policy_json"`
-		Kinds  string `db:"approved"`
+		Name     string `db:"name"`
+		Policy   string `db:"policy_json"`
+		Approved int    `db:"approved"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT t.name, p.policy_json,
-			COALESCE((SELECT group_concat(c.kind) FROM change_requests c WHERE c.tool_id = t.id AND c.status = 'approved'), '') AS approved
-		FROM tools t JOIN tool_policies p ON p.tool_id = t.id WHERE t.source_id = ?`, pv.Source.ID); err != nil {
+			(SELECT count(*) FROM change_requests c WHERE c.tool_id = t.id AND c.status = 'approved' AND c.kind = ?) AS approved
+		FROM tools t JOIN tool_policies p ON p.tool_id = t.id WHERE t.source_id = ?`, string(KindExposeRisky), pv.Source.ID); err != nil {
 		return fmt.Errorf("stored policies: %w", err)
 	}
 	pin := importer.PinInput{Source: in.Name, Policies: map[string]policy.Policy{}, ApprovedExposure: map[string]bool{},
@@ -44,7 +44,7 @@ func pinDefinitions(ctx context.Context, tx *sqlx.Tx, pv *ImportPreview, in Sour
 			return fmt.Errorf("tool %s policy: %w", r.Name, err)
 		}
 		pin.Policies[r.Name] = p
-		pin.ApprovedExposure[r.Name] = slices.Contains(strings.Split(r.Kinds, ","), string(KindExposeRisky))
+		pin.ApprovedExposure[r.Name] = r.Approved > 0
 	}
 	return importer.PinDefinitions(pv.Plan, pin)
 }

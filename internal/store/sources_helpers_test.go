@@ -110,3 +110,22 @@ func auditActions(t testing.TB, db *DB) []string {
 	}
 	return out
 }
+
+// setJSONField sets field of the JSON object in column col of the row of
+// table whose keyCol is key, behind the store's back, in Go rather than
+// with an engine's JSON functions (SQLite's json_set is not PostgreSQL's).
+func setJSONField(t *testing.T, db *DB, table, col, keyCol string, key any, field string, value any) {
+	t.Helper()
+	var raw string
+	if err := db.db.Get(&raw, `SELECT `+col+` FROM `+table+` WHERE `+keyCol+` = ?`, key); err != nil {
+		t.Fatal(err)
+	}
+	obj := map[string]any{}
+	if err := json.Unmarshal([]byte(raw), &obj); err != nil {
+		t.Fatal(err)
+	}
+	obj[field] = value
+	if _, err := db.db.Exec(`UPDATE `+table+` SET `+col+` = ? WHERE `+keyCol+` = ?`, auditJSON(obj), key); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -30,18 +30,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/pressly/goose/v3"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/audit"
-	"github.com/toolgate/toolgate/migrations"
 )
 
 // DB is the toolgate database. It holds two pools on the same file: db for
@@ -52,6 +51,10 @@ import (
 type DB struct {
 	db  *sqlx.DB
 	rdb *sqlx.DB
+	// migrations is goose's pool on PostgreSQL (nil on SQLite, where goose
+	// uses db).
+	migrations *sql.DB
+	engine     Engine
 	// Now is the clock used for timestamps and expiry; tests replace it.
 	Now func() time.Time
 	// local counts this process's commits that in-memory caches follow
@@ -111,7 +114,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		_ = w.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	return &DB{db: w, rdb: r, Now: time.Now, ApproverIndependence: DefaultApproverIndependence}, nil
+	return &DB{db: w, rdb: r, engine: SQLite, Now: time.Now, ApproverIndependence: DefaultApproverIndependence}, nil
 }
 
 func openPool(ctx context.Context, dsn string, conns int) (*sqlx.DB, error) {
@@ -130,7 +133,13 @@ func openPool(ctx context.Context, dsn string, conns int) (*sqlx.DB, error) {
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return errors.Join(db.rdb.Close(), db.db.Close()) }
+func (db *DB) Close() error {
+	err := errors.Join(db.rdb.Close(), db.db.Close())
+	if db.migrations != nil {
+		err = errors.Join(err, db.migrations.Close())
+	}
+	return err
+}
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error {
@@ -140,54 +149,17 @@ func (db *DB) Ping(ctx context.Context) error {
 	return nil
 }
 
-func (db *DB) migrator() (*goose.Provider, error) {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.db.DB, migrations.FS)
-	if err != nil {
-		return nil, fmt.Errorf("load migrations: %w", err)
-	}
-	return p, nil
-}
-
-// Migrate applies every pending migration, each once and in its own
-// transaction, and returns the versions it applied.
-func (db *DB) Migrate(ctx context.Context) ([]int64, error) {
-	p, err := db.migrator()
-	if err != nil {
-		return nil, err
-	}
-	results, err := p.Up(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("migrate: %w", err)
-	}
-	applied := make([]int64, 0, len(results))
-	for _, r := range results {
-		applied = append(applied, r.Source.Version)
-	}
-	return applied, nil
-}
-
-// MigrationsCurrent returns nil when every embedded migration is applied,
-// and an error naming the versions otherwise (for /readyz).
-func (db *DB) MigrationsCurrent(ctx context.Context) error {
-	p, err := db.migrator()
-	if err != nil {
-		return err
-	}
-	current, target, err := p.GetVersions(ctx)
-	if err != nil {
-		return fmt.Errorf("migration status: %w", err)
-	}
-	if current != target {
-		return fmt.Errorf("migration status: database at version %d, binary expects %d", current, target)
-	}
-	return nil
-}
-
 // readTx runs fn in a deferred, read-only transaction on the read pool: a
 // consistent snapshot that never takes the write lock and never waits for a
 // writer. Every method that only reads uses it.
 func (db *DB) readTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) error {
-	tx, err := db.rdb.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.engine == Postgres {
+		// One snapshot for the whole transaction, as SQLite's deferred
+		// read transaction gives.
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := db.rdb.BeginTxx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("%s: begin: %w", op, mapError(err))
 	}
@@ -208,6 +180,13 @@ func (db *DB) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) e
 		return fmt.Errorf("%s: begin: %w", op, mapError(err))
 	}
 	defer func() { _ = tx.Rollback() }()
+	if db.engine == Postgres {
+		// The single writer across every console instance; waits at most
+		// lock_timeout (BusyTimeout), then 55P03 → Unavailable.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, writeLockKey); err != nil {
+			return fmt.Errorf("%s: write lock: %w", op, mapError(err))
+		}
+	}
 	if err := fn(tx); err != nil {
 		return fmt.Errorf("%s: %w", op, mapError(err))
 	}
@@ -221,6 +200,9 @@ func (db *DB) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) e
 // write that waited BusyTimeout for the lock into apperr.Unavailable; other
 // errors pass through unchanged (and are internal).
 func mapError(err error) error {
+	if mapped, ok := mapPgError(err); ok {
+		return mapped
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return err
@@ -250,6 +232,15 @@ func notFound(err error, what string) error {
 		return apperr.NotFoundf("%s was not found.", what)
 	}
 	return err
+}
+
+// sqlLimit is a LIMIT argument: n, or no limit when n < 0 (SQLite takes
+// LIMIT -1 for that, PostgreSQL refuses it).
+func sqlLimit(n int) int64 {
+	if n < 0 {
+		return math.MaxInt64
+	}
+	return int64(n)
 }
 
 // escapeLike escapes LIKE's wildcards and its escape character, so text

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -31,11 +30,7 @@ func wantCode(t *testing.T, err error, code string) {
 
 func TestMigrateIsIdempotentAndCurrent(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := mustOpenUnmigrated(t, TestEngine())
 	if db.MigrationsCurrent(ctx) == nil {
 		t.Fatal("empty database reported as current")
 	}

@@ -12,7 +12,11 @@ import (
 func Tamper(tb testing.TB, db *DB, id int64, actor string) {
 	tb.Helper()
 	ctx := context.Background()
-	for _, q := range []string{`DROP TRIGGER IF EXISTS audit_log_no_update`, `UPDATE audit_log SET actor = ? WHERE id = ?`} {
+	drop := `DROP TRIGGER IF EXISTS audit_log_no_update`
+	if db.engine == Postgres {
+		drop += ` ON audit_log`
+	}
+	for _, q := range []string{drop, `UPDATE audit_log SET actor = ? WHERE id = ?`} {
 		args := []any{}
 		if q[0] == 'U' {
 			args = []any{actor, id}

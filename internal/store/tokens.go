@@ -94,15 +94,12 @@ func (db *DB) CreateRuntimeToken(ctx context.Context, actor, name string) (*Runt
 	secret := RuntimeTokenPrefix + base64.RawURLEncoding.EncodeToString(b)
 	var tok *RuntimeToken
 	err := db.inTx(ctx, "create runtime token", func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO runtime_tokens (name, token_hash, created_at, created_by) VALUES (?, ?, ?, ?)`,
-			name, hashToken(secret), formatTime(db.Now()), actor)
-		if err != nil {
+		var id int64
+		if err := tx.GetContext(ctx, &id, `INSERT INTO runtime_tokens (name, token_hash, created_at, created_by)
+			VALUES (?, ?, ?, ?) RETURNING id`, name, hashToken(secret), formatTime(db.Now()), actor); err != nil {
 			return err
 		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
+		var err error
 		if tok, err = tokenBy(ctx, tx, "id", id); err != nil {
 			return err
 		}

@@ -84,7 +84,9 @@ func (q ToolQuery) where() (string, []any) {
 	}
 	if q.Text != "" {
 		like := "%" + escapeLike(q.Text) + "%"
-		add(`(t.name LIKE ? ESCAPE '\' OR t.path LIKE ? ESCAPE '\' OR t.summary LIKE ? ESCAPE '\' OR t.operation_id LIKE ? ESCAPE '\')`,
+		// lower() on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not.
+		add(`(lower(t.name) LIKE lower(?) ESCAPE '\' OR lower(t.path) LIKE lower(?) ESCAPE '\'
+			OR lower(t.summary) LIKE lower(?) ESCAPE '\' OR lower(t.operation_id) LIKE lower(?) ESCAPE '\')`,
 			like, like, like, like)
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args

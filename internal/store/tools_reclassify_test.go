@@ -31,8 +31,8 @@ func TestReclassifyTools(t *testing.T) {
 	}
 	// What rules version 1 had stored.
 	exec(`UPDATE tools SET rules_version = 1, detected_class = 'READ', class = 'READ' WHERE name = 'SwarmUnlockkey'`)
-	exec(`UPDATE tool_policies SET exposed = 1, policy_json = json_set(policy_json, '$.exposed', json('true'))
-		WHERE tool_id = (SELECT id FROM tools WHERE name = 'SwarmUnlockkey')`)
+	exec(`UPDATE tool_policies SET exposed = 1 WHERE tool_id = ?`, key.ID)
+	setJSONField(t, db, "tool_policies", "policy_json", "tool_id", key.ID, "exposed", true)
 	exec(`UPDATE tools SET rules_version = 1, detected_class = 'PRIVILEGED', class = 'PRIVILEGED' WHERE name = 'listPets'`)
 
 	res, err := db.ReclassifyTools(ctx, "system")

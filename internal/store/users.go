@@ -96,7 +96,7 @@ func (db *DB) CreateUser(ctx context.Context, actor string, nu NewUser) (*User, 
 		}
 		var requestedBy int64
 		if nu.RequestedBy != "" {
-			if err := tx.GetContext(ctx, &requestedBy, `SELECT id FROM users WHERE email = ?`,
+			if err := tx.GetContext(ctx, &requestedBy, `SELECT id FROM users WHERE lower(email) = lower(?)`,
 				strings.ToLower(strings.TrimSpace(nu.RequestedBy))); err != nil {
 				if errors.Is(err, sql.ErrNoRows) {
 					return apperr.Invalidf("No console user has the email %s (who asked for the account).", nu.RequestedBy)
@@ -161,20 +161,16 @@ func (db *DB) insertUser(ctx context.Context, tx *sqlx.Tx, nu NewUser) (*User, e
 		return nil, apperr.Invalidf("%s is reserved for changes made on the host; choose another address.", email)
 	}
 	var n int
-	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM users WHERE email = ?`, email); err != nil {
+	if err := tx.GetContext(ctx, &n, `SELECT count(*) FROM users WHERE lower(email) = lower(?)`, email); err != nil {
 		return nil, err
 	}
 	if n > 0 {
 		return nil, apperr.Conflictf("A user with the email %s exists already.", email)
 	}
 	now := formatTime(db.Now())
-	res, err := tx.ExecContext(ctx, `INSERT INTO users (email, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?)`,
-		email, nu.PasswordHash, now, now)
-	if err != nil {
-		return nil, err
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
+	var id int64
+	if err := tx.GetContext(ctx, &id, `INSERT INTO users (email, password_hash, created_at, updated_at)
+		VALUES (?, ?, ?, ?) RETURNING id`, email, nu.PasswordHash, now, now); err != nil {
 		return nil, err
 	}
 	if err := setRoles(ctx, tx, id, nu.Roles); err != nil {
@@ -211,7 +207,7 @@ func (db *DB) UserByEmail(ctx context.Context, email string) (*User, error) {
 	var u *User
 	err := db.readTx(ctx, "user by email", func(tx *sqlx.Tx) error {
 		var id int64
-		err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE email = ?`, strings.TrimSpace(email))
+		err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE lower(email) = lower(?)`, strings.TrimSpace(email))
 		if err != nil {
 			return notFound(err, "The user")
 		}

@@ -85,7 +85,7 @@ func resolveActor(ctx context.Context, tx *sqlx.Tx, actor string) (*accountActor
 		return a, nil
 	}
 	var id int64
-	err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE email = ?`, actor)
+	err := tx.GetContext(ctx, &id, `SELECT id FROM users WHERE lower(email) = lower(?)`, actor)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, nil
 	}

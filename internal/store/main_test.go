@@ -1,0 +1,12 @@
+package store
+
+import (
+	"os"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/pgtest"
+)
+
+// TestMain stops pgtest's PostgreSQL server (when a test started it) after
+// the tests.
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
