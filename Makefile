@@ -118,14 +118,18 @@ templ-check: ## fail when generated views are stale
 	  echo "views/*_templ.go are stale: run 'make generate' and commit"; git status --short -- views; exit 1; fi
 
 .PHONY: unit
-unit: ## unit tests with the race detector (browser tests run in `e2e`)
+unit: postgres ## unit tests with the race detector (browser tests run in `e2e`)
 	@mkdir -p $(RESULTS)
 	$(GOTESTSUM) --jsonfile $(RESULTS)/unit.json -- -race -short $$($(GO) list $(PKGS) | grep -v /e2e$$)
+	@# The store's whole suite again on PostgreSQL (store.MustOpen follows
+	@# TOOLGATE_TEST_ENGINE; internal/pgtest starts a throwaway server).
+	TOOLGATE_TEST_ENGINE=postgres $(GOTESTSUM) --jsonfile $(RESULTS)/unit-postgres.json -- -race -short ./internal/store
 	@# The real-world fixture corpus (8 MB of OpenAPI) skips under -race -short;
 	@# it runs here without the race detector (the parser and classifier are
 	@# single-goroutine; the store's corpus import is one transaction).
 	$(GOTESTSUM) --jsonfile $(RESULTS)/corpus.json -- ./internal/openapi ./internal/risk
 	$(GOTESTSUM) --jsonfile $(RESULTS)/corpus-store.json -- -run 'Fixtures' ./internal/store
+	TOOLGATE_TEST_ENGINE=postgres $(GOTESTSUM) --jsonfile $(RESULTS)/corpus-store-postgres.json -- -run 'Fixtures' ./internal/store
 
 # The risk engine against ../shared/labels/dev-risk-labels.tsv (confusion
 # matrix, exact agreement, risky rows under-classified — headline on

@@ -54,11 +54,15 @@ func startCluster(t *testing.T, postgres bool) *cluster {
 		dbURL := pgtest.NewDatabase(t)
 		extra = []string{"--database-url", dbURL}
 		c.dbArgs = []string{"--data-dir", dirA, "--database-url", dbURL}
-		c.open = func(t *testing.T) *store.DB { return mustOpen(t, func() (*store.DB, error) { return store.OpenURL(context.Background(), dbURL) }) }
+		c.open = func(t *testing.T) *store.DB {
+			return mustOpen(t, func() (*store.DB, error) { return store.OpenURL(context.Background(), dbURL) })
+		}
 	} else {
 		dirB = dirA
 		c.dbArgs = []string{"--data-dir", dirA}
-		c.open = func(t *testing.T) *store.DB { return mustOpen(t, func() (*store.DB, error) { return store.Open(context.Background(), config.DBPath(dirA)) }) }
+		c.open = func(t *testing.T) *store.DB {
+			return mustOpen(t, func() (*store.DB, error) { return store.Open(context.Background(), config.DBPath(dirA)) })
+		}
 	}
 	serve := func(dir string) *process {
 		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--key-encryption-key-file", kek}, extra...)
@@ -145,7 +149,7 @@ func testTwoConsoles(t *testing.T, postgres bool) {
 	throttleShared(t, cl)
 
 	// Logout on A ends the session on B.
-	c.security.open(cl.a+"/approvals").form(`^/logout$`).submit().must(http.StatusOK)
+	c.security.open(cl.a + "/approvals").form(`^/logout$`).submit().must(http.StatusOK)
 	if p := c.security.open(cl.b + "/approvals"); p.url.Path != "/login" {
 		t.Errorf("after logout on A, B still serves the session: at %s", p.url)
 	}

@@ -20,10 +20,12 @@ type auditVerifyCmd struct {
 
 // Run verifies the chain without migrating (it only reads).
 func (c *auditVerifyCmd) Run(ctx context.Context, env *Env) error {
-	if _, err := os.Stat(config.DBPath(c.DataDir)); err != nil {
-		return Exit(2, fmt.Errorf("audit verify: %w", err))
+	if c.DatabaseURL == "" { // never create an empty SQLite file to verify
+		if _, err := os.Stat(config.DBPath(c.DataDir)); err != nil {
+			return Exit(2, fmt.Errorf("audit verify: %w", err))
+		}
 	}
-	db, err := openStore(ctx, c.DataDir, false)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, false)
 	if err != nil {
 		return err
 	}

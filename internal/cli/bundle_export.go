@@ -18,7 +18,7 @@ type bundleExportCmd struct {
 
 // Run writes the JWS and says which version it was.
 func (c *bundleExportCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}

@@ -26,10 +26,11 @@ type permFix struct {
 
 // secureDataDir makes dataDir private before anything is opened in it:
 // the directory is created 0700 or tightened to it, the database file is
-// created 0600 when missing (SQLite gives its -wal and -shm files the
-// database file's mode), and the files that exist are tightened to 0600.
-// It returns what it had to tighten, so the caller can say so.
-func secureDataDir(dataDir string) ([]permFix, error) {
+// created 0600 when missing and sqlite is true (SQLite gives its -wal and
+// -shm files the database file's mode; with --database-url there is no
+// file), and the files that exist are tightened to 0600. It returns what
+// it had to tighten, so the caller can say so.
+func secureDataDir(dataDir string, sqlite bool) ([]permFix, error) {
 	if err := os.MkdirAll(dataDir, dataDirMode); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
@@ -54,12 +55,14 @@ func secureDataDir(dataDir string) ([]permFix, error) {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
 	db := config.DBPath(dataDir)
-	f, err := os.OpenFile(db, os.O_RDWR|os.O_CREATE, dataFileMode)
-	if err != nil {
-		return nil, fmt.Errorf("database file: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("database file: %w", err)
+	if sqlite {
+		f, err := os.OpenFile(db, os.O_RDWR|os.O_CREATE, dataFileMode)
+		if err != nil {
+			return nil, fmt.Errorf("database file: %w", err)
+		}
+		if err := f.Close(); err != nil {
+			return nil, fmt.Errorf("database file: %w", err)
+		}
 	}
 	for _, p := range []string{db, db + "-wal", db + "-shm", filepath.Join(dataDir, "session.keys")} {
 		if err := tighten(p, dataFileMode); err != nil {

@@ -41,7 +41,7 @@ func TestSecureDataDirTightensLooseModes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fixes, err := secureDataDir(dir)
+	fixes, err := secureDataDir(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestSecureDataDirTightensLooseModes(t *testing.T) {
 			t.Errorf("%s mode %#o, want 0600", filepath.Base(p), m)
 		}
 	}
-	if again, err := secureDataDir(dir); err != nil || len(again) != 0 {
+	if again, err := secureDataDir(dir, true); err != nil || len(again) != 0 {
 		t.Errorf("second run: %+v, %v; want nothing to fix", again, err)
 	}
 }
@@ -66,7 +66,7 @@ func TestSecureDataDirTightensLooseModes(t *testing.T) {
 // under the usual umask).
 func TestNewDataDirIsPrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	db, err := openStore(context.Background(), dir, true)
+	db, err := openStore(context.Background(), dir, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

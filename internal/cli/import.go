@@ -52,7 +52,7 @@ func (c *importCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return Exit(1, fmt.Errorf("import %s: %w", c.Path, err))
 	}
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}

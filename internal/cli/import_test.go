@@ -160,7 +160,7 @@ func TestImportConfirmsNewDefinitions(t *testing.T) {
 	if _, _, err := runImport(t, "", "--data-dir", data, "--source", "pets", doc); err != nil {
 		t.Fatal(err)
 	}
-	db, err := openStore(ctx, data, false)
+	db, err := openStore(ctx, data, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestImportConfirmsNewDefinitions(t *testing.T) {
 
 	revision := func() int64 {
 		t.Helper()
-		db, err := openStore(ctx, data, false)
+		db, err := openStore(ctx, data, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,10 +31,14 @@ type consoleState struct {
 }
 
 // openKeyring returns the signing keys: in the database, sealed under the
-// KEK, when kekFile is given; in dataDir/keys otherwise. With a KEK, a
+// KEK, when kekFile is given (required on PostgreSQL, which several
+// consoles may share); in dataDir/keys otherwise. With a KEK, a
 // database without keys next to a key directory that has some is refused
 // (a new key would silently replace the one runtimes trust): import first.
 func openKeyring(ctx context.Context, db *store.DB, dataDir, kekFile string) (keyring.Keyring, error) {
+	if kekFile == "" && db.Engine() == store.Postgres {
+		return nil, Exit(2, errors.New("a PostgreSQL database is shared by consoles: give each of them, and this command, the same --key-encryption-key-file (TOOLGATE_KEK_FILE) so signing and session keys live in the database, sealed (see README, Running at scale)"))
+	}
 	if kekFile == "" {
 		return &keyring.Files{Dir: signingKeys(dataDir), DB: db}, nil
 	}

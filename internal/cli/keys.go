@@ -30,7 +30,7 @@ type keysListCmd struct {
 
 // Run prints one line per key, newest last.
 func (c *keysListCmd) Run(ctx context.Context, env *Env) error {
-	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.KEKFile)
+	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.DatabaseURL, c.KEKFile)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ type keysRotateCmd struct {
 
 // Run rotates, audited as key.rotate, and prints the new kid.
 func (c *keysRotateCmd) Run(ctx context.Context, env *Env) error {
-	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.KEKFile)
+	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.DatabaseURL, c.KEKFile)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ type keysRetireCmd struct {
 // Run retires, audited as key.retire. The key of the current bundle is
 // refused: runtimes fetching it would find no key to verify it with.
 func (c *keysRetireCmd) Run(ctx context.Context, env *Env) error {
-	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.KEKFile)
+	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.DatabaseURL, c.KEKFile)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ type keysExportCmd struct {
 
 // Run writes the JWK Set of every published key (the active one included).
 func (c *keysExportCmd) Run(ctx context.Context, env *Env) error {
-	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.KEKFile)
+	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.DatabaseURL, c.KEKFile)
 	if err != nil {
 		return err
 	}
@@ -130,8 +130,8 @@ func (c *keysExportCmd) Run(ctx context.Context, env *Env) error {
 
 // openKeysOf opens (and migrates) the database and the keyring the flags
 // select; closeDB closes the database.
-func openKeysOf(ctx context.Context, dataDir, kekFile string) (keyring.Keyring, func(), error) {
-	db, err := openStore(ctx, dataDir, true)
+func openKeysOf(ctx context.Context, dataDir, databaseURL, kekFile string) (keyring.Keyring, func(), error) {
+	db, err := openStore(ctx, dataDir, databaseURL, true)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -156,7 +156,7 @@ func (c *keysImportCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return Exit(2, err)
 	}
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/store"
 )
 
 type migrateCmd struct {
@@ -13,7 +14,7 @@ type migrateCmd struct {
 
 // Run applies pending migrations and says which.
 func (c *migrateCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, false)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, false)
 	if err != nil {
 		return err
 	}
@@ -23,9 +24,18 @@ func (c *migrateCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	if len(applied) == 0 {
-		_, err = fmt.Fprintf(env.Stdout, "%s is up to date\n", config.DBPath(c.DataDir))
+		_, err = fmt.Fprintf(env.Stdout, "%s is up to date\n", databaseName(c.DataDir, c.DatabaseURL))
 		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "applied migrations %v to %s\n", applied, config.DBPath(c.DataDir))
+	_, err = fmt.Fprintf(env.Stdout, "applied migrations %v to %s\n", applied, databaseName(c.DataDir, c.DatabaseURL))
 	return err
+}
+
+// databaseName says which database a command uses, for messages and logs:
+// the SQLite file, or the PostgreSQL URL without its password.
+func databaseName(dataDir, databaseURL string) string {
+	if databaseURL != "" {
+		return store.RedactURL(databaseURL)
+	}
+	return config.DBPath(dataDir)
 }

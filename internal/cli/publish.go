@@ -20,7 +20,7 @@ type publishCmd struct {
 
 // Run publishes and prints the new version on its own line, for scripts.
 func (c *publishCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		return Exit(2, err)
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	fixes, err := secureDataDir(cfg.DataDir)
+	fixes, err := secureDataDir(cfg.DataDir, cfg.DatabaseURL == "")
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		logger.Warn("permissions were looser than private; tightened", "path", f.Path,
 			"was", fmt.Sprintf("%#o", f.Was), "now", fmt.Sprintf("%#o", f.Now))
 	}
-	db, err := openStore(ctx, cfg.DataDir, true)
+	db, err := openStore(ctx, cfg.DataDir, cfg.DatabaseURL, true)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,8 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
-	logger.Info("listening", "addr", ln.Addr().String(), "url", cfg.BaseURL, "data_dir", cfg.DataDir, "shared_state", state.Shared)
+	logger.Info("listening", "addr", ln.Addr().String(), "url", cfg.BaseURL, "data_dir", cfg.DataDir,
+		"database", databaseName(cfg.DataDir, cfg.DatabaseURL), "shared_state", state.Shared)
 	if link := srv.SetupURL(); link != "" {
 		logger.Info("first run: no users yet; the setup link below works once", "url", link)
 		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nFirst run: open %s to create the first admin.\n", cfg.BaseURL, link)
@@ -140,18 +141,33 @@ func checkLoopback(flag, addr string) error {
 	return nil
 }
 
-// dataDirFlag is the --data-dir of commands that only need the database.
+// dataDirFlag is the --data-dir (and --database-url) of commands that only
+// need the database.
 type dataDirFlag struct {
-	DataDir string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory holding toolgate.db."`
+	DataDir     string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory holding toolgate.db (and the signing keys)."`
+	DatabaseURL string `name:"database-url" env:"TOOLGATE_DATABASE_URL" help:"PostgreSQL database (postgres://user:password@host:port/db?sslmode=…) instead of DATA_DIR/toolgate.db."`
 }
 
-// openStore opens the database in dataDir (creating the directory 0700 and
-// the database 0600, see secureDataDir), migrating it when migrate is true.
-func openStore(ctx context.Context, dataDir string, migrate bool) (*store.DB, error) {
-	if _, err := secureDataDir(dataDir); err != nil {
+// openStore opens the database: PostgreSQL when databaseURL is set, else
+// toolgate.db in dataDir (creating the directory 0700 and the database
+// 0600, see secureDataDir; the directory is made private either way, it
+// holds the keys). It migrates when migrate is true.
+func openStore(ctx context.Context, dataDir, databaseURL string, migrate bool) (*store.DB, error) {
+	if _, err := secureDataDir(dataDir, databaseURL == ""); err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, config.DBPath(dataDir))
+	var (
+		db  *store.DB
+		err error
+	)
+	if databaseURL != "" {
+		if !store.IsPostgresURL(databaseURL) {
+			return nil, Exit(2, errors.New(config.DatabaseURLHelp))
+		}
+		db, err = store.OpenURL(ctx, databaseURL)
+	} else {
+		db, err = store.Open(ctx, config.DBPath(dataDir))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -102,12 +104,32 @@ func TestServeRejectsBadConfig(t *testing.T) {
 	}
 }
 
+// TestUserAddMigrateAndAuditVerify runs the database commands on both
+// engines: SQLite in the data directory, and PostgreSQL named by
+// TOOLGATE_DATABASE_URL.
 func TestUserAddMigrateAndAuditVerify(t *testing.T) {
+	for _, engine := range []store.Engine{store.SQLite, store.Postgres} {
+		t.Run(string(engine), func(t *testing.T) { userAddMigrateAndAuditVerify(t, engine) })
+	}
+}
+
+func userAddMigrateAndAuditVerify(t *testing.T, engine store.Engine) {
 	dir := t.TempDir()
 	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
+	open := func() (*store.DB, error) { return store.Open(context.Background(), filepath.Join(dir, "toolgate.db")) }
+	if engine == store.Postgres {
+		url := pgtest.NewDatabase(t)
+		env["TOOLGATE_DATABASE_URL"] = url
+		open = func() (*store.DB, error) { return store.OpenURL(context.Background(), url) }
+	}
 	out, _, err := runCmd(t, env, "", "migrate")
 	if err != nil || !strings.Contains(out, "applied migrations [1") {
 		t.Fatalf("migrate: %q %v", out, err)
+	}
+	if engine == store.Postgres {
+		if _, err := os.Stat(filepath.Join(dir, "toolgate.db")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("migrate on PostgreSQL touched the SQLite file: %v", err)
+		}
 	}
 	if out, _, err = runCmd(t, env, "", "migrate"); err != nil || !strings.Contains(out, "up to date") {
 		t.Fatalf("second migrate: %q %v", out, err)
@@ -145,7 +167,7 @@ func TestUserAddMigrateAndAuditVerify(t *testing.T) {
 	if err != nil || !strings.Contains(out, "intact: 2 entries") {
 		t.Fatalf("audit verify: %q %v", out, err)
 	}
-	db, err := store.Open(context.Background(), filepath.Join(dir, "toolgate.db"))
+	db, err := open()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ type tokenCreateCmd struct {
 // Run prints the token alone on stdout (for scripts) and a reminder on
 // stderr: it is stored only as a hash.
 func (c *tokenCreateCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ type tokenRevokeCmd struct {
 
 // Run revokes the token.
 func (c *tokenRevokeCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func (c *userAddCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	db, err := openStore(ctx, c.DataDir, true)
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
 	if err != nil {
 		return err
 	}

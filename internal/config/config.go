@@ -15,8 +15,11 @@ import (
 
 // Config configures `toolgate serve`.
 type Config struct {
-	Addr          string        `name:"addr" env:"TOOLGATE_ADDR" default:"127.0.0.1:8080" help:"Address to listen on (host:port; port 0 picks a free one)."`
-	DataDir       string        `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
+	Addr    string `name:"addr" env:"TOOLGATE_ADDR" default:"127.0.0.1:8080" help:"Address to listen on (host:port; port 0 picks a free one)."`
+	DataDir string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
+	// DatabaseURL, when set, names a PostgreSQL database used instead of
+	// DATA_DIR/toolgate.db (the data directory still holds the keys).
+	DatabaseURL   string        `name:"database-url" env:"TOOLGATE_DATABASE_URL" help:"PostgreSQL database (postgres://user:password@host:port/db?sslmode=…) instead of DATA_DIR/toolgate.db; for several console instances."`
 	BaseURL       string        `name:"base-url" env:"TOOLGATE_BASE_URL" help:"Public URL of the console, used in links (default http://ADDR). An https URL makes cookies Secure."`
 	SessionIdle   time.Duration `name:"session-idle" env:"TOOLGATE_SESSION_IDLE" default:"1h" help:"A session ends after this long without a request."`
 	SessionMaxAge time.Duration `name:"session-max-age" env:"TOOLGATE_SESSION_MAX_AGE" default:"12h" help:"A session ends this long after sign-in."`
@@ -32,6 +35,17 @@ type Config struct {
 	// the database. Every console on one database gets the same file.
 	KEKFile              string        `name:"key-encryption-key-file" env:"TOOLGATE_KEK_FILE" placeholder:"FILE" help:"Key-encryption key file (32 random bytes, raw or base64): keep signing and session keys in the database, sealed with it, and the sign-in throttle there too, so several consoles can share one database."`
 	ApproverIndependence time.Duration `name:"approver-independence" env:"TOOLGATE_APPROVER_INDEPENDENCE" default:"168h" help:"An account someone created, made approver, re-enabled or reset cannot approve that person's requests for this long (default 7 days)."`
+}
+
+// DatabaseURLHelp is the error for a --database-url that is not a
+// PostgreSQL URL. It does not repeat the value, which may hold a password.
+const DatabaseURLHelp = "--database-url / TOOLGATE_DATABASE_URL: want postgres://… or postgresql://… (leave it unset for the SQLite file in the data directory)"
+
+// IsDatabaseURL reports whether s is a URL --database-url accepts
+// (postgres:// or postgresql://, any case).
+func IsDatabaseURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
 }
 
 // DBPath is where the SQLite database lives.
@@ -58,6 +72,9 @@ func (c Config) Validate() error {
 	}
 	if strings.TrimSpace(c.DataDir) == "" {
 		errs = append(errs, errors.New("--data-dir / TOOLGATE_DATA_DIR is empty: name a directory"))
+	}
+	if c.DatabaseURL != "" && !IsDatabaseURL(c.DatabaseURL) {
+		errs = append(errs, errors.New(DatabaseURLHelp))
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)

@@ -28,6 +28,9 @@ func TestValidate(t *testing.T) {
 		{"independence window of a day", func(c *Config) { c.ApproverIndependence = 24 * time.Hour }, ""},
 		{"independence window too short", func(c *Config) { c.ApproverIndependence = time.Minute }, "TOOLGATE_APPROVER_INDEPENDENCE"},
 		{"negative independence window", func(c *Config) { c.ApproverIndependence = -time.Hour }, "TOOLGATE_APPROVER_INDEPENDENCE"},
+		{"postgres database", func(c *Config) { c.DatabaseURL = "postgres://tg:pw@db.internal:5432/toolgate" }, ""},
+		{"postgresql database", func(c *Config) { c.DatabaseURL = "PostgreSQL://db.internal/toolgate" }, ""},
+		{"other database", func(c *Config) { c.DatabaseURL = "mysql://tg:pw@db.internal/toolgate" }, "TOOLGATE_DATABASE_URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

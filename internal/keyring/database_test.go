@@ -17,30 +17,23 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-// openDB opens a migrated database file, and a second handle on it (a
-// second console).
-func openDB(t *testing.T) (a, b *store.DB) {
-	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "toolgate.db")
-	var dbs []*store.DB
-	for range 2 {
-		db, err := store.Open(ctx, path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = db.Close() })
-		dbs = append(dbs, db)
+// eachEngine runs test on SQLite and PostgreSQL, with two handles on one
+// database (two consoles).
+func eachEngine(t *testing.T, test func(t *testing.T, a, b *store.DB)) {
+	for _, engine := range store.Engines {
+		t.Run(string(engine), func(t *testing.T) {
+			a, b := store.MustOpenShared(t, engine)
+			test(t, a, b)
+		})
 	}
-	if _, err := dbs[0].Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return dbs[0], dbs[1]
 }
 
 func TestDatabaseKeyringAcrossConsoles(t *testing.T) {
+	eachEngine(t, testDatabaseKeyringAcrossConsoles)
+}
+
+func testDatabaseKeyringAcrossConsoles(t *testing.T, a, b *store.DB) {
 	ctx := context.Background()
-	a, b := openDB(t)
 	kek := testKEK(t, 9)
 	ka, kb := &Database{DB: a, KEK: kek}, &Database{DB: b, KEK: kek}
 
@@ -98,8 +91,11 @@ func TestDatabaseKeyringAcrossConsoles(t *testing.T) {
 }
 
 func TestDatabaseKeyringRefusesAWrongKEK(t *testing.T) {
+	eachEngine(t, testDatabaseKeyringRefusesAWrongKEK)
+}
+
+func testDatabaseKeyringRefusesAWrongKEK(t *testing.T, a, b *store.DB) {
 	ctx := context.Background()
-	a, b := openDB(t)
 	if _, _, err := (&Database{DB: a, KEK: testKEK(t, 1)}).EnsureActive(ctx, "system"); err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +114,10 @@ func TestDatabaseKeyringRefusesAWrongKEK(t *testing.T) {
 	}
 }
 
-func TestSessionKeysShared(t *testing.T) {
+func TestSessionKeysShared(t *testing.T) { eachEngine(t, testSessionKeysShared) }
+
+func testSessionKeysShared(t *testing.T, a, b *store.DB) {
 	ctx := context.Background()
-	a, b := openDB(t)
 	kek := testKEK(t, 3)
 	ka, err := SessionKeys(ctx, a, kek)
 	if err != nil {
@@ -138,9 +135,10 @@ func TestSessionKeysShared(t *testing.T) {
 // Moving a key directory in: the active key stays active and signs the
 // same, a retired key comes as history, a second import changes nothing,
 // and no private key byte reaches the audit log.
-func TestImportFromKeyDir(t *testing.T) {
+func TestImportFromKeyDir(t *testing.T) { eachEngine(t, testImportFromKeyDir) }
+
+func testImportFromKeyDir(t *testing.T, a, b *store.DB) {
 	ctx := context.Background()
-	a, _ := openDB(t)
 	dir := bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}
 	now := time.Now()
 	first, err := dir.Rotate(rand.Reader, now)

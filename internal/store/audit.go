@@ -49,7 +49,8 @@ func auditJSON(v any) string {
 
 // appendAudit seals e onto the end of the chain and inserts it. Call it from
 // every store method that changes state, inside that method's transaction:
-// IMMEDIATE transactions (see DSN) guarantee nobody appends in between the
+// the write lock inTx holds (IMMEDIATE transactions on SQLite, see DSN; the
+// advisory lock on PostgreSQL) guarantees nobody appends in between the
 // read of the last hash and the insert. At and ID are set here.
 func (db *DB) appendAudit(ctx context.Context, tx *sqlx.Tx, e audit.Entry) error {
 	var last auditRow

@@ -11,27 +11,32 @@ import (
 
 // The database-backed buckets keep every rule of the in-memory throttle.
 func TestLoginThrottleSemantics(t *testing.T) {
-	throttletest.Run(t, func(t *testing.T, cfg auth.ThrottleConfig) *auth.Throttle {
-		db, _ := mustOpenFile(t)
-		b, err := db.LoginThrottle(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return auth.NewSharedThrottle(cfg, b)
-	})
+	for _, engine := range Engines {
+		t.Run(string(engine), func(t *testing.T) {
+			throttletest.Run(t, func(t *testing.T, cfg auth.ThrottleConfig) *auth.Throttle {
+				db := MustOpenEngine(t, engine)
+				b, err := db.LoginThrottle(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return auth.NewSharedThrottle(cfg, b)
+			})
+		})
+	}
 }
 
 // Guesses spread over two database handles (two consoles) meet one limit,
 // and a success on one makes the pair known on the other.
 func TestLoginThrottleSharedAcrossHandles(t *testing.T) {
+	for _, engine := range Engines {
+		t.Run(string(engine), func(t *testing.T) { testLoginThrottleShared(t, engine) })
+	}
+}
+
+func testLoginThrottleShared(t *testing.T, engine Engine) {
 	ctx := context.Background()
 	cfg := auth.DefaultThrottle()
-	a, path := mustOpenFile(t)
-	b, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := MustOpenShared(t, engine)
 	now := time.Now()
 	throttles := make([]*auth.Throttle, 2)
 	for i, db := range []*DB{a, b} {

@@ -1,8 +1,38 @@
-// Package store keeps toolgate's state in SQLite (sqlx + modernc.org/sqlite).
+// Package store keeps toolgate's state in SQLite (sqlx + modernc.org/sqlite)
+// or PostgreSQL (sqlx + pgx's database/sql driver).
+//
+// Engines. Open opens the SQLite file in the data directory, the
+// zero-configuration default; OpenURL opens a postgres:// database, for
+// several console instances sharing one database. DB.Engine says which.
+// The behaviour is the same on both; the store's SQL is written once:
+//
+//   - Placeholders are `?` everywhere. On PostgreSQL a thin wrapper around
+//     the pgx connection (rebindConnector, postgres.go) rewrites them to
+//     $1, $2, … below the store, so no call site knows the dialect (SQL
+//     must therefore never contain a literal `?`), and sends Go bools as
+//     0/1: booleans are INTEGER columns on both engines.
+//   - Portable SQL only: INSERT … RETURNING id (no LastInsertId), ON
+//     CONFLICT (no INSERT OR IGNORE), no rowid, no SQLite-only functions;
+//     case-insensitive comparisons are lower(x) = lower(?) and lower(x)
+//     LIKE lower(?) on both engines (SQLite's LIKE ignores ASCII case,
+//     PostgreSQL's does not). Text sorts by the database's collation
+//     (SQLite: bytes; PostgreSQL: the database's locale).
+//   - One migration set (package migrations): a PostgreSQL overlay file
+//     replaces the common file of the same name where SQL cannot be shared.
+//   - Writes are serialised across every console instance: on SQLite by
+//     the file's write lock (IMMEDIATE transactions), on PostgreSQL by
+//     pg_advisory_xact_lock(writeLockKey), the first statement of every
+//     inTx. That keeps the audit hash chain linear, bundle versions strictly
+//     monotonic and approvals exactly-once, whichever instance writes. A
+//     writer waits at most BusyTimeout (busy_timeout; lock_timeout) and
+//     then fails as apperr.Unavailable; a PostgreSQL statement is bounded by
+//     StatementTimeout. Reads are REPEATABLE READ, READ ONLY on PostgreSQL
+//     (one snapshot, never waiting for the writer), deferred and
+//     query_only on SQLite.
 //
 // Every exported method runs in its own transaction: DB.readTx (read-only,
-// deferred, on the read pool) when it only reads, DB.inTx (IMMEDIATE, the
-// write lock) when it writes. Either begins, defers a rollback, calls
+// on the read pool) when it only reads, DB.inTx (the write lock) when it
+// writes. Either begins, defers a rollback, calls
 // unexported helpers that take the *sqlx.Tx, and (inTx) commits. Heavy work
 // (planning an import, building and signing a bundle) happens from a
 // read-only snapshot before the write transaction, which re-reads a cheap
@@ -10,8 +40,8 @@
 // Conflict (importStamp; a publish compares the publish generation). A
 // method that changes state records an audit entry in the same transaction (appendAudit), so a change and its audit record exist together
 // or not at all. "Not found" is an apperr.NotFound error, never (nil, nil),
-// and SQLite constraint violations become apperr.Conflict in one place
-// (mapError).
+// and constraint violations of either engine become apperr.Conflict in one
+// place (mapError).
 //
 // People rules the store enforces itself, so no handler can forget them
 // (R10): a change request is decided by an enabled approver other than the
@@ -43,11 +73,12 @@ import (
 	"github.com/toolgate/toolgate/internal/audit"
 )
 
-// DB is the toolgate database. It holds two pools on the same file: db for
-// writes (every transaction takes SQLite's write lock at BEGIN) and rdb for
-// reads (deferred, read-only transactions that never take it). In WAL mode a
-// reader sees the last committed state and never waits for a writer, so a
-// page view cannot fail or queue because an import is running.
+// DB is the toolgate database. It holds two pools on the same database: db
+// for writes (every transaction takes the write lock at BEGIN: SQLite's, or
+// the PostgreSQL advisory lock) and rdb for reads (read-only transactions
+// that never take it). A reader sees the last committed state and never
+// waits for a writer (SQLite's WAL mode; PostgreSQL's MVCC), so a page view
+// cannot fail or queue because an import is running.
 type DB struct {
 	db  *sqlx.DB
 	rdb *sqlx.DB
@@ -196,9 +227,10 @@ func (db *DB) inTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) e
 	return nil
 }
 
-// mapError turns SQLite constraint violations into apperr.Conflict and a
-// write that waited BusyTimeout for the lock into apperr.Unavailable; other
-// errors pass through unchanged (and are internal).
+// mapError turns constraint violations into apperr.Conflict and a write
+// that waited BusyTimeout for the lock into apperr.Unavailable (SQLite
+// here, PostgreSQL in mapPgError); other errors pass through unchanged (and
+// are internal).
 func mapError(err error) error {
 	if mapped, ok := mapPgError(err); ok {
 		return mapped
