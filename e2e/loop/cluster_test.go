@@ -2,6 +2,8 @@ package loop
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/sampleapi"
 	"github.com/toolgate/toolgate/internal/store"
@@ -35,6 +38,8 @@ type cluster struct {
 	a, b      string // base URLs
 	setupLink string
 	dbArgs    []string // --data-dir/--database-url of a one-shot command
+	kek       string
+	procs     []*process
 	open      func(t *testing.T) *store.DB
 }
 
@@ -47,7 +52,7 @@ type cluster struct {
 func startCluster(t *testing.T, postgres bool) *cluster {
 	bin := toolgateBinary(t)
 	kek := writeKEK(t)
-	c := &cluster{bin: bin}
+	c := &cluster{bin: bin, kek: kek}
 	dirA, dirB := t.TempDir(), t.TempDir()
 	var extra []string
 	if postgres {
@@ -70,7 +75,9 @@ func startCluster(t *testing.T, postgres bool) *cluster {
 	}
 	pa := serve(dirA)
 	c.a, c.setupLink = pa.await(t, runningAt), pa.await(t, setupLink)
-	c.b = serve(dirB).await(t, runningAt)
+	pb := serve(dirB)
+	c.b = pb.await(t, runningAt)
+	c.procs = []*process{pa, pb}
 	return c
 }
 
@@ -153,6 +160,8 @@ func testTwoConsoles(t *testing.T, postgres bool) {
 	if p := c.security.open(cl.b + "/approvals"); p.url.Path != "/login" {
 		t.Errorf("after logout on A, B still serves the session: at %s", p.url)
 	}
+
+	noSecretsLogged(t, cl)
 
 	// The hash chain both consoles appended to is one unbroken chain.
 	if out := run(t, cl.bin, append([]string{"audit", "verify"}, cl.dbArgs...)...); !strings.HasPrefix(out, "audit log intact: ") {
@@ -275,4 +284,44 @@ func throttleShared(t *testing.T, cl *cluster) {
 	if counts[http.StatusUnauthorized] != 5 || counts[http.StatusTooManyRequests] != 3 {
 		t.Errorf("8 wrong guesses over two consoles: %v; want 5 checked (401) and 3 throttled (429)", fmt.Sprint(counts))
 	}
+}
+
+// noSecretsLogged: neither console's output carries the KEK, a sealed
+// private key or a private key, in any usual encoding.
+func noSecretsLogged(t *testing.T, cl *cluster) {
+	t.Helper()
+	kek, err := keyring.LoadKEK(cl.kek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(cl.kek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := encodings(raw)
+	keys, err := cl.open(t).SigningKeys(context.Background())
+	if err != nil || len(keys) == 0 {
+		t.Fatalf("signing keys in the database: %d, %v", len(keys), err)
+	}
+	for _, k := range keys {
+		secrets = append(secrets, k.Sealed)
+		seed, err := kek.Open(k.Sealed, "toolgate signing key "+k.KeyID)
+		if err != nil {
+			t.Fatalf("open %s with the consoles' KEK: %v", k.KeyID, err)
+		}
+		secrets = append(secrets, encodings(seed)...)
+	}
+	for i, p := range cl.procs {
+		logs := p.out.String() + p.logs.String()
+		for _, s := range secrets {
+			if s != "" && strings.Contains(logs, s) {
+				t.Errorf("console %c's output carries a secret", 'A'+i)
+			}
+		}
+	}
+}
+
+func encodings(b []byte) []string {
+	return []string{string(b), hex.EncodeToString(b), base64.StdEncoding.EncodeToString(b),
+		base64.RawStdEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b)}
 }

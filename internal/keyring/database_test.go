@@ -88,6 +88,38 @@ func testDatabaseKeyringAcrossConsoles(t *testing.T, a, b *store.DB) {
 	if err := ka.Retire(ctx, "admin@x", "nope"); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("retiring an unknown key: %v", err)
 	}
+
+	// B read the active key, then A rotated and retired it before B
+	// stored its bundle: the store refuses a bundle runtimes could not
+	// verify, and B's next publish uses the new key.
+	old, err := kb.Active(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer, err := ka.Rotate(ctx, "admin@x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ka.Retire(ctx, "admin@x", old.KeyID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Publish(ctx, store.PublishRequest{Actor: "admin@x", Key: old}); apperr.CodeOf(err) != apperr.Conflict {
+		t.Errorf("a bundle signed with a key retired meanwhile: %v; want a conflict", err)
+	}
+	cur, err := kb.Active(ctx)
+	if err != nil || cur.KeyID != newer {
+		t.Fatalf("B's next key: %v %v; want %s", cur, err, newer)
+	}
+	if rec, err := b.Publish(ctx, store.PublishRequest{Actor: "admin@x", Key: cur}); err != nil || rec.KeyID != newer {
+		t.Errorf("publish with the current key: %v", err)
+	}
+	// The key of the current bundle cannot be retired, from either console.
+	if _, err := kb.Rotate(ctx, "admin@x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ka.Retire(ctx, "admin@x", newer); apperr.CodeOf(err) != apperr.Conflict {
+		t.Errorf("retiring the key of the current bundle: %v", err)
+	}
 }
 
 func TestDatabaseKeyringRefusesAWrongKEK(t *testing.T) {
