@@ -48,14 +48,25 @@ func runCmd(t *testing.T, env map[string]string, stdin string, args ...string) (
 
 func exitCode(err error) int { return ExitCode(err, io.Discard) }
 
+// TestServeFirstRunAndShutdown runs serve on both engines: the SQLite file
+// in the data directory, and a PostgreSQL database (--database-url).
 func TestServeFirstRunAndShutdown(t *testing.T) {
+	for _, engine := range []store.Engine{store.SQLite, store.Postgres} {
+		t.Run(string(engine), func(t *testing.T) { serveFirstRunAndShutdown(t, engine) })
+	}
+}
+
+func serveFirstRunAndShutdown(t *testing.T, engine store.Engine) {
 	dir := t.TempDir()
+	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
+	if engine == store.Postgres {
+		env["TOOLGATE_DATABASE_URL"] = pgtest.NewDatabase(t)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, logs lockedBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, envOf(map[string]string{"TOOLGATE_DATA_DIR": dir}),
-			strings.NewReader(""), &out, &logs)
+		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, envOf(env), strings.NewReader(""), &out, &logs)
 	}()
 	setup := regexp.MustCompile(`open (http://127\.0\.0\.1:\d+)/setup\?token=\S+ to create`)
 	var base string
