@@ -60,7 +60,10 @@ func serveFirstRunAndShutdown(t *testing.T, engine store.Engine) {
 	dir := t.TempDir()
 	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
 	if engine == store.Postgres {
+		// PostgreSQL is shared by consoles: signing and session keys live
+		// in it, sealed under a KEK file (TestPostgresNeedsAKEK).
 		env["TOOLGATE_DATABASE_URL"] = pgtest.NewDatabase(t)
+		env["TOOLGATE_KEK_FILE"] = writeTestKEK(t, 8)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, logs lockedBuffer
