@@ -18,7 +18,7 @@ import (
 type keysCmd struct {
 	List   keysListCmd   `cmd:"" help:"List signing keys: active, published, retired."`
 	Rotate keysRotateCmd `cmd:"" help:"Create a new signing key and make it active (the old one stays published until retired)."`
-	Retire keysRetireCmd `cmd:"" help:"Stop publishing a key that is not active and delete its private file."`
+	Retire keysRetireCmd `cmd:"" help:"Stop publishing a key that is not active and delete its private half (file or sealed row)."`
 	Export keysExportCmd `cmd:"" help:"Write the published public keys as a JWK Set (what 'bundle verify --key' reads)."`
 	Import keysImportCmd `cmd:"" help:"Move the signing keys of DATA_DIR/keys into the database, sealed with the key-encryption key (for running several consoles)."`
 }
