@@ -43,12 +43,11 @@ type cluster struct {
 	open      func(t *testing.T) *store.DB
 }
 
-// startCluster starts A on an empty database, then B once A has migrated
-// it (two processes migrating one database at once is not supported; the
-// race of two consoles creating the first signing key and the session keys
-// is tested in internal/keyring).
-// postgres: a fresh pgtest database, each console its own data directory;
-// otherwise both share one data directory, so one SQLite file.
+// startCluster starts A and B on an empty database. On PostgreSQL they
+// start at the same time (migrations take goose's advisory lock), so both
+// race to create the first signing key and the session keys; two
+// processes migrating one SQLite file at once is not supported, so there
+// B starts once A has migrated.
 func startCluster(t *testing.T, postgres bool) *cluster {
 	bin := toolgateBinary(t)
 	kek := writeKEK(t)
@@ -74,8 +73,11 @@ func startCluster(t *testing.T, postgres bool) *cluster {
 		return startProcess(t, bin, args...)
 	}
 	pa := serve(dirA)
-	c.a, c.setupLink = pa.await(t, runningAt), pa.await(t, setupLink)
+	if !postgres {
+		pa.await(t, runningAt)
+	}
 	pb := serve(dirB)
+	c.a, c.setupLink = pa.await(t, runningAt), pa.await(t, setupLink)
 	c.b = pb.await(t, runningAt)
 	c.procs = []*process{pa, pb}
 	return c
@@ -300,8 +302,8 @@ func noSecretsLogged(t *testing.T, cl *cluster) {
 	}
 	secrets := encodings(raw)
 	keys, err := cl.open(t).SigningKeys(context.Background())
-	if err != nil || len(keys) == 0 {
-		t.Fatalf("signing keys in the database: %d, %v", len(keys), err)
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("signing keys in the database after two starts and no rotation: %d, %v; want one", len(keys), err)
 	}
 	for _, k := range keys {
 		secrets = append(secrets, k.Sealed)
