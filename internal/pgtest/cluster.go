@@ -37,7 +37,8 @@ func Start(ctx context.Context, bin string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "toolgate-pgtest-")
+	removeStale()
+	dir, err := os.MkdirTemp("", dirPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
@@ -162,6 +163,41 @@ func (c *Cluster) Stop() error {
 }
 
 func (c *Cluster) dataDir() string { return filepath.Join(c.dir, "data") }
+
+// dirPrefix names the clusters' temporary directories.
+const dirPrefix = "toolgate-pgtest-"
+
+// removeStale removes the directories of clusters whose test binary died
+// without Run's cleanup (its server then got SIGQUIT): those whose
+// postmaster.pid is gone or names a process that no longer exists. A
+// directory still being initialised (no data/PG_VERSION yet) is left alone.
+func removeStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "data", "PG_VERSION")); err != nil {
+			continue
+		}
+		pidText, err := os.ReadFile(filepath.Join(d, "data", "postmaster.pid"))
+		if err == nil {
+			first, _, _ := bytes.Cut(pidText, []byte("\n"))
+			pid, perr := strconv.Atoi(string(bytes.TrimSpace(first)))
+			if perr != nil || syscall.Kill(pid, 0) == nil || errors.Is(syscall.Kill(pid, 0), syscall.EPERM) {
+				continue // running (or unreadable): not ours to judge
+			}
+		}
+		if time.Since(modTime(d)) > time.Minute {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
+func modTime(path string) time.Time {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Now()
+	}
+	return fi.ModTime()
+}
 
 // freePort asks the kernel for a free loopback port. Another process could
 // take it before postgres binds it; then waitReady reports the server's
