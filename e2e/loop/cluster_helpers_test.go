@@ -1,14 +1,22 @@
 package loop
 
 import (
+	"context"
 	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/keyring"
 )
 
 // The cluster test runs real `toolgate serve` processes from a binary built
@@ -126,4 +134,83 @@ func writeKEK(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// on returns f with its action moved to the console at base.
+func on(f *form, base string) *form {
+	u, err := url.Parse(f.action)
+	if err != nil {
+		f.b.t.Fatal(err)
+	}
+	b, _ := url.Parse(base)
+	u.Scheme, u.Host = b.Scheme, b.Host
+	return &form{b: f.b, action: u.String(), values: f.values}
+}
+
+// postAll posts the same form n times in parallel, alternating between the
+// consoles, and returns each response's status and main text.
+func postAll(t *testing.T, f *form, bases []string, n int) (statuses []int, texts []string) {
+	t.Helper()
+	statuses, texts = make([]int, n), make([]string, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		g := on(f, bases[i%len(bases)])
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			resp, err := g.b.hc.PostForm(g.action, g.values)
+			if err != nil {
+				texts[i] = err.Error()
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			statuses[i], texts[i] = resp.StatusCode, resp.Request.URL.String()+" "+string(body)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return statuses, texts
+}
+
+// noSecretsLogged: neither console's output carries the KEK, a sealed
+// private key or a private key, in any usual encoding.
+func noSecretsLogged(t *testing.T, cl *cluster) {
+	t.Helper()
+	kek, err := keyring.LoadKEK(cl.kek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(cl.kek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := encodings(raw)
+	keys, err := cl.open(t).SigningKeys(context.Background())
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("signing keys in the database after two starts and no rotation: %d, %v; want one", len(keys), err)
+	}
+	for _, k := range keys {
+		secrets = append(secrets, k.Sealed)
+		seed, err := kek.Open(k.Sealed, "toolgate signing key "+k.KeyID)
+		if err != nil {
+			t.Fatalf("open %s with the consoles' KEK: %v", k.KeyID, err)
+		}
+		secrets = append(secrets, encodings(seed)...)
+	}
+	for i, p := range cl.procs {
+		logs := p.out.String() + p.logs.String()
+		for _, s := range secrets {
+			if s != "" && strings.Contains(logs, s) {
+				t.Errorf("console %c's output carries a secret", 'A'+i)
+			}
+		}
+	}
+}
+
+func encodings(b []byte) []string {
+	return []string{string(b), hex.EncodeToString(b), base64.StdEncoding.EncodeToString(b),
+		base64.RawStdEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b)}
 }

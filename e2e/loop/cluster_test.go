@@ -2,22 +2,17 @@ package loop
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/config"
-	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/sampleapi"
 	"github.com/toolgate/toolgate/internal/store"
@@ -91,45 +86,6 @@ func mustOpen(t *testing.T, open func() (*store.DB, error)) *store.DB {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	return db
-}
-
-// on returns f with its action moved to the console at base.
-func on(f *form, base string) *form {
-	u, err := url.Parse(f.action)
-	if err != nil {
-		f.b.t.Fatal(err)
-	}
-	b, _ := url.Parse(base)
-	u.Scheme, u.Host = b.Scheme, b.Host
-	return &form{b: f.b, action: u.String(), values: f.values}
-}
-
-// postAll posts the same form n times in parallel, alternating between the
-// consoles, and returns each response's status and main text.
-func postAll(t *testing.T, f *form, bases []string, n int) (statuses []int, texts []string) {
-	t.Helper()
-	statuses, texts = make([]int, n), make([]string, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		g := on(f, bases[i%len(bases)])
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			resp, err := g.b.hc.PostForm(g.action, g.values)
-			if err != nil {
-				texts[i] = err.Error()
-				return
-			}
-			body, _ := io.ReadAll(resp.Body)
-			_ = resp.Body.Close()
-			statuses[i], texts[i] = resp.StatusCode, resp.Request.URL.String()+" "+string(body)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return statuses, texts
 }
 
 func TestTwoConsolesOneDatabase(t *testing.T) {
@@ -286,44 +242,4 @@ func throttleShared(t *testing.T, cl *cluster) {
 	if counts[http.StatusUnauthorized] != 5 || counts[http.StatusTooManyRequests] != 3 {
 		t.Errorf("8 wrong guesses over two consoles: %v; want 5 checked (401) and 3 throttled (429)", fmt.Sprint(counts))
 	}
-}
-
-// noSecretsLogged: neither console's output carries the KEK, a sealed
-// private key or a private key, in any usual encoding.
-func noSecretsLogged(t *testing.T, cl *cluster) {
-	t.Helper()
-	kek, err := keyring.LoadKEK(cl.kek)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(cl.kek)
-	if err != nil {
-		t.Fatal(err)
-	}
-	secrets := encodings(raw)
-	keys, err := cl.open(t).SigningKeys(context.Background())
-	if err != nil || len(keys) != 1 {
-		t.Fatalf("signing keys in the database after two starts and no rotation: %d, %v; want one", len(keys), err)
-	}
-	for _, k := range keys {
-		secrets = append(secrets, k.Sealed)
-		seed, err := kek.Open(k.Sealed, "toolgate signing key "+k.KeyID)
-		if err != nil {
-			t.Fatalf("open %s with the consoles' KEK: %v", k.KeyID, err)
-		}
-		secrets = append(secrets, encodings(seed)...)
-	}
-	for i, p := range cl.procs {
-		logs := p.out.String() + p.logs.String()
-		for _, s := range secrets {
-			if s != "" && strings.Contains(logs, s) {
-				t.Errorf("console %c's output carries a secret", 'A'+i)
-			}
-		}
-	}
-}
-
-func encodings(b []byte) []string {
-	return []string{string(b), hex.EncodeToString(b), base64.StdEncoding.EncodeToString(b),
-		base64.RawStdEncoding.EncodeToString(b), base64.RawURLEncoding.EncodeToString(b)}
 }
