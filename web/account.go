@@ -40,7 +40,10 @@ func (s *Server) changeOwnPassword(c echo.Context) error {
 	if u.Managed() {
 		return apperr.Invalidf("Your account is managed by %s: change your password there.", s.providerName(u))
 	}
-	check, refused, wait := s.throttle.Begin(u.Email, addr, time.Now())
+	check, refused, wait, err := s.throttle.Begin(c.Request().Context(), u.Email, addr, time.Now())
+	if err != nil {
+		return err
+	}
 	switch refused {
 	case auth.Throttled:
 		setRetryAfter(c, wait)
@@ -56,7 +59,7 @@ func (s *Server) changeOwnPassword(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	check.Succeeded(time.Now())
+	s.checkSucceeded(c.Request().Context(), check)
 	pw, err := newPassword(c, "password")
 	if err != nil {
 		return err

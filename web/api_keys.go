@@ -16,7 +16,7 @@ import (
 // before it trusts anything. no-cache with an ETag keeps rotations visible
 // at once while unchanged sets cost a 304.
 func (s *Server) apiKeys(c echo.Context) error {
-	set, err := s.pub.publicKeys()
+	set, err := s.pub.publicKeys(c.Request().Context())
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -36,7 +37,7 @@ func newAPIApp(t *testing.T, poll time.Duration) (*testApp, string) {
 	}
 	srv, err := New(ctx, Deps{Store: db, Logger: slog.New(slog.NewTextHandler(a.log, nil)), Config: testConfig(),
 		SessionKeys: [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)},
-		Keys:        &bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, APIPollInterval: poll})
+		Keys:        &keyring.Files{Dir: bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, DB: db}, APIPollInterval: poll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func TestBundleAPISeesOtherProcessWithinPoll(t *testing.T) {
 			time.Sleep(poll / 5)
 		}
 	}
-	key, err := a.srv.pub.keys.Active()
+	key, err := a.srv.pub.keys.Active(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -16,7 +17,7 @@ import (
 func newPublishApp(t *testing.T) *testApp {
 	t.Helper()
 	a := newTestApp(t, true)
-	keys := &bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}
+	keys := &keyring.Files{Dir: bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, DB: a.db}
 	srv, err := New(context.Background(), Deps{Store: a.db, Logger: slog.New(slog.NewTextHandler(a.log, nil)),
 		Config: testConfig(), SessionKeys: [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)}, Keys: keys})
 	if err != nil {
@@ -36,7 +37,7 @@ func (a *testApp) exposeTool(name string) {
 
 func (a *testApp) publish(note string) *store.BundleRecord {
 	a.t.Helper()
-	k, err := a.srv.pub.keys.Active()
+	k, err := a.srv.pub.keys.Active(context.Background())
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func (a *testApp) token(name string) string {
 
 func (a *testApp) keySet() bundle.KeySet {
 	a.t.Helper()
-	ks, err := a.srv.pub.keys.PublicKeys()
+	ks, err := a.srv.pub.keys.PublicKeys(context.Background())
 	if err != nil {
 		a.t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func (s *Server) bundlesRollback(c echo.Context) error {
 func (s *Server) signAndStore(c echo.Context, do func(store.PublishRequest) (*store.BundleRecord, error)) (*store.BundleRecord, error) {
 	s.pub.keyMu.Lock()
 	defer s.pub.keyMu.Unlock()
-	key, err := s.pub.activeKey()
+	key, err := s.pub.activeKey(c.Request().Context())
 	if err != nil {
 		return nil, err
 	}

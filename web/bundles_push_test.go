@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/oci"
 	"github.com/toolgate/toolgate/internal/ocitest"
 	"github.com/toolgate/toolgate/internal/pusher"
@@ -17,7 +18,7 @@ func newPushApp(t *testing.T, reg *ocitest.Registry) (*testApp, *pusher.Pusher) 
 	t.Helper()
 	var p *pusher.Pusher
 	a := newTestApp(t, true, func(d *Deps) {
-		d.Keys = &bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}
+		d.Keys = &keyring.Files{Dir: bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, DB: d.Store}
 		c, err := oci.New(reg.Target("toolgate/bundles"), oci.Options{PlainHTTP: true, Credentials: reg.Credentials})
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
@@ -94,7 +95,7 @@ func TestBundlesDownloadCompareRollback(t *testing.T) {
 func TestKeysRotateAndRetire(t *testing.T) {
 	a := newPublishApp(t)
 	admin := a.sessionCookie("admin")
-	first, _ := a.srv.pub.keys.Active()
+	first, _ := a.srv.pub.keys.Active(context.Background())
 	a.exposeTool("list_orders")
 	a.publish("")
 
@@ -106,7 +107,7 @@ func TestKeysRotateAndRetire(t *testing.T) {
 	}
 	wantStatus(t, a.do(request{method: "POST", path: "/keys/rotate", cookie: admin, csrf: true, form: url.Values{}}), 400)
 	wantStatus(t, a.do(request{method: "POST", path: "/keys/rotate", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}), 303)
-	second, _ := a.srv.pub.keys.Active()
+	second, _ := a.srv.pub.keys.Active(context.Background())
 	if second.KeyID == first.KeyID || len(a.keySet().Keys) != 2 {
 		t.Fatalf("rotation: active %s, published %v", second.KeyID, a.keySet().KeyIDs())
 	}

@@ -1,20 +1,18 @@
 package web
 
 import (
-	"crypto/rand"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/auth"
-	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/views"
 )
 
 var keysNotices = map[string]string{
 	"rotated": "New key active. Publish to sign a bundle with it; the old key stays published until you retire it.",
-	"retired": "Key retired: it is no longer published and its private file is deleted.",
+	"retired": "Key retired: it is no longer published and its private half is deleted.",
 }
 
 // keysPage is GET /keys: every signing key with its state.
@@ -25,7 +23,7 @@ func (s *Server) keysPage(c echo.Context) error {
 		m.Errors = []views.FormError{{Message: apperr.MessageOf(errNoKeys)}}
 		return render(c, http.StatusOK, views.KeysPage(m))
 	}
-	active, keys, err := s.pub.keys.List()
+	active, keys, err := s.pub.keys.List(c.Request().Context())
 	if err != nil {
 		return err
 	}
@@ -56,9 +54,7 @@ func (s *Server) keysRotate(c echo.Context) error {
 	if s.pub.keys == nil {
 		return errNoKeys
 	}
-	err := s.deps.Store.RecordKeyChange(c.Request().Context(), store.KeyChange{Actor: currentUser(c).Email, Action: store.KeyRotate,
-		Apply: func() (string, any, any, error) { return rotateKey(s.pub, s.deps.Store) }})
-	if err != nil {
+	if _, err := s.pub.keys.Rotate(c.Request().Context(), currentUser(c).Email); err != nil {
 		return err
 	}
 	return seeOther(c, "/keys?done=rotated")
@@ -77,31 +73,8 @@ func (s *Server) keysRetire(c echo.Context) error {
 	if s.pub.keys == nil {
 		return errNoKeys
 	}
-	ctx := c.Request().Context()
-	cur, err := s.deps.Store.LatestBundleSummary(ctx)
-	if apperr.CodeOf(err) == apperr.NotFound {
-		cur, err = nil, nil
-	}
-	if err != nil {
-		return err
-	}
-	err = s.deps.Store.RecordKeyChange(ctx, store.KeyChange{Actor: currentUser(c).Email, Action: store.KeyRetire,
-		Apply: func() (string, any, any, error) { return retireKey(s.pub, s.deps.Store, cur, kid) }})
-	if err != nil {
+	if err := s.pub.keys.Retire(c.Request().Context(), currentUser(c).Email, kid); err != nil {
 		return err
 	}
 	return seeOther(c, "/keys?done=retired")
-}
-
-// rotateKey makes a new active key and says what changed.
-func rotateKey(p *publishing, db *store.DB) (string, any, any, error) {
-	old, _, err := p.keys.List()
-	if err != nil {
-		return "", nil, nil, err
-	}
-	k, err := p.keys.Rotate(rand.Reader, db.Now())
-	if err != nil {
-		return "", nil, nil, err
-	}
-	return k.KeyID, map[string]string{"active": old}, map[string]string{"active": k.KeyID}, nil
 }

@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -13,7 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/bundle"
-	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/keyring"
 )
 
 // defaultRuntimeStaleAfter is used when Config.RuntimeStaleAfter is zero.
@@ -22,9 +20,10 @@ const defaultRuntimeStaleAfter = 10 * time.Minute
 // publishing is the server's publishing side: the signing keys, the
 // runtime API with its bundle cache and fleet recorder.
 type publishing struct {
-	keys *bundle.KeyDir
-	// keyMu serialises key changes and signing: KeyDir does not lock, and
-	// a publish must not read the active key while a rotation rewrites it.
+	keys keyring.Keyring
+	// keyMu serialises this process's key changes and signing, so a key
+	// this console is publishing with is not retired halfway (across
+	// consoles the store refuses a bundle signed with a retired key).
 	keyMu      sync.Mutex
 	api        *echo.Echo
 	state      *apiState
@@ -43,8 +42,8 @@ type publishing struct {
 // another process published or revoked, when Deps.APIPollInterval is zero.
 const defaultAPIPoll = 2 * time.Second
 
-// initPublishing creates the first signing key when the data directory has
-// none (audited as key.create) and builds the runtime API.
+// initPublishing creates the first signing key when the keyring has none
+// (audited as key.create) and builds the runtime API.
 func (s *Server) initPublishing(ctx context.Context) error {
 	state, err := newAPIState(ctx, s.deps.Store)
 	if err != nil {
@@ -67,19 +66,8 @@ func (s *Server) initPublishing(ctx context.Context) error {
 	if s.pub.keys == nil {
 		return nil
 	}
-	err = s.deps.Store.RecordKeyChange(ctx, store.KeyChange{Actor: "system", Action: store.KeyCreate,
-		Apply: func() (string, any, any, error) {
-			k, created, err := s.pub.keys.EnsureActive(rand.Reader, s.deps.Store.Now())
-			if err != nil {
-				return "", nil, nil, err
-			}
-			if !created {
-				return "", nil, nil, errKeyExists
-			}
-			return k.KeyID, nil, map[string]any{"active": k.KeyID, "reason": "first start"}, nil
-		}})
-	if err != nil && !errors.Is(err, errKeyExists) {
-		return fmt.Errorf("web.New: signing key: %w", err)
+	if _, _, err := s.pub.keys.EnsureActive(ctx, "system"); err != nil {
+		return fmt.Errorf("web.New: %w", err)
 	}
 	return nil
 }
@@ -113,19 +101,15 @@ func (s *Server) Close(ctx context.Context) {
 	s.pub.fleet.flush(ctx)
 }
 
-// errKeyExists aborts the key.create audit transaction when there was a key
-// already: nothing changed, so nothing is recorded.
-var errKeyExists = errors.New("signing key exists")
-
 // errNoKeys is the answer when the server runs without a key directory.
 var errNoKeys = apperr.Conflictf("This console has no signing key directory; start it with `toolgate serve` to create one.")
 
 // activeKey returns the key that signs now. Callers hold keyMu.
-func (p *publishing) activeKey() (bundle.SigningKey, error) {
+func (p *publishing) activeKey(ctx context.Context) (bundle.SigningKey, error) {
 	if p.keys == nil {
 		return bundle.SigningKey{}, errNoKeys
 	}
-	k, err := p.keys.Active()
+	k, err := p.keys.Active(ctx)
 	if err != nil {
 		return bundle.SigningKey{}, fmt.Errorf("active signing key: %w", err)
 	}
@@ -133,9 +117,9 @@ func (p *publishing) activeKey() (bundle.SigningKey, error) {
 }
 
 // publicKeys is the JWKS runtimes trust; empty without a key directory.
-func (p *publishing) publicKeys() (bundle.KeySet, error) {
+func (p *publishing) publicKeys(ctx context.Context) (bundle.KeySet, error) {
 	if p.keys == nil {
 		return bundle.KeySet{}, nil
 	}
-	return p.keys.PublicKeys()
+	return p.keys.PublicKeys(ctx)
 }

@@ -76,7 +76,10 @@ func (s *Server) loginSubmit(c echo.Context) error {
 	}
 	// The throttle's tokens are taken before anything is looked up or
 	// hashed, so concurrent guesses cannot all pass it.
-	check, refused, wait := s.throttle.Begin(account, addr, time.Now())
+	check, refused, wait, err := s.throttle.Begin(ctx, account, addr, time.Now())
+	if err != nil {
+		return err
+	}
 	if refused != auth.NotRefused {
 		reason, msg := "throttled", msgThrottled
 		if refused == auth.Busy {
@@ -100,11 +103,20 @@ func (s *Server) loginSubmit(c echo.Context) error {
 		}
 		return refuse(http.StatusUnauthorized, msgBadLogin)
 	}
-	check.Succeeded(time.Now())
+	s.checkSucceeded(ctx, check)
 	if u.BreakGlass {
 		s.deps.Logger.Warn("break-glass sign-in", "user", u.Email, "remote", addr)
 	}
 	return s.startSession(c, u, next)
+}
+
+// checkSucceeded ends a right-password check. Failing to give its tokens
+// back (the shared throttle's database) costs the person a token, not the
+// sign-in, so it is logged rather than refused.
+func (s *Server) checkSucceeded(ctx context.Context, check *auth.Check) {
+	if err := check.Succeeded(ctx, time.Now()); err != nil {
+		s.deps.Logger.Warn("sign-in throttle: giving back a right password's tokens", "err", err)
+	}
 }
 
 // setRetryAfter tells a refused client how many whole seconds to wait.

@@ -18,8 +18,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/auth"
-	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/pusher"
 	"github.com/toolgate/toolgate/internal/sso"
 	"github.com/toolgate/toolgate/internal/store"
@@ -34,14 +34,17 @@ type Deps struct {
 	Config config.Config
 	// SessionKeys sign and encrypt the session cookie (LoadSessionKeys).
 	SessionKeys [][]byte
-	// Throttle limits password checks; nil means auth.DefaultThrottle().
+	// Throttle limits password checks; nil means auth.DefaultThrottle() in
+	// memory. Consoles sharing a database pass one whose buckets are in it
+	// (store.LoginThrottle), so guesses spread over them meet one limit.
 	Throttle *auth.Throttle
 	// CheckPassword checks a password against a stored hash; nil means
 	// auth.CheckPassword. Tests count checks through it.
 	CheckPassword func(encoded, password string) error
-	// Keys holds the bundle signing keys (DATA_DIR/keys); New creates the
+	// Keys holds the bundle signing keys (keyring.Files in DATA_DIR/keys,
+	// or keyring.Database shared by several consoles); New creates the
 	// first one. nil: publishing and key pages answer that there is no key.
-	Keys *bundle.KeyDir
+	Keys keyring.Keyring
 	// APIPollInterval is how often the runtime API checks the database for
 	// a bundle published or a token changed by another process (a second
 	// console, the CLI); 0 means 2 s. Changes made through this server are

@@ -1,9 +1,9 @@
 package auth
 
 import (
-	"math"
+	"context"
+	"fmt"
 	"runtime"
-	"sync"
 	"time"
 )
 
@@ -48,31 +48,48 @@ func DefaultThrottle() ThrottleConfig {
 }
 
 // Throttle limits password checks. Every check takes its tokens before the
-// password is hashed, under one lock, so concurrent guesses cannot all pass
-// a check that only counted finished failures; a check that succeeds gives
-// its tokens back. A bounded number of checks hash at once.
+// password is hashed, in one atomic step over all its buckets, so
+// concurrent guesses cannot all pass a check that only counted finished
+// failures; a check that succeeds gives its tokens back. A bounded number of
+// checks hash at once in this process (the bound is about this process's
+// memory, so it is never shared).
+//
+// The buckets live in memory (NewThrottle: one console) or wherever a
+// Buckets implementation keeps them (NewSharedThrottle: the database, so
+// guesses spread over several consoles meet the same limits).
 type Throttle struct {
-	mu       sync.Mutex
-	pair     *limiterSet
-	account  *limiterSet
-	address  *limiterSet
-	known    *knownPairs
+	buckets  Buckets
 	hashSlot chan struct{}
 }
 
-// NewThrottle returns a Throttle with cfg.
+// Buckets keeps a Throttle's token buckets and known pairs. Take and Refund
+// must each be atomic over the buckets they touch.
+type Buckets interface {
+	// Take takes one token from the (account, address) bucket, the
+	// address's bucket and — unless the pair signed in within KnownFor —
+	// the account's bucket, all or none. It returns whether the account's
+	// bucket was among them, or, when one is empty, how long until all
+	// have a token (and takes nothing).
+	Take(ctx context.Context, account, address string, now time.Time) (accountTaken bool, wait time.Duration, err error)
+	// Refund gives back one token to each bucket Take took from.
+	Refund(ctx context.Context, account, address string, accountTaken bool, now time.Time) error
+	// Remember marks (account, address) as having signed in at now.
+	Remember(ctx context.Context, account, address string, now time.Time) error
+}
+
+// NewThrottle returns a Throttle with cfg, its buckets in memory.
 func NewThrottle(cfg ThrottleConfig) *Throttle {
+	return NewSharedThrottle(cfg, newMemoryBuckets(cfg))
+}
+
+// NewSharedThrottle returns a Throttle with cfg's hashing bound whose
+// buckets are b (built with the same cfg).
+func NewSharedThrottle(cfg ThrottleConfig, b Buckets) *Throttle {
 	n := cfg.Hashers
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	return &Throttle{
-		pair:     newLimiterSet(cfg.PairEvery, cfg.PairBurst, cfg.MaxKeys),
-		account:  newLimiterSet(cfg.AccountEvery, cfg.AccountBurst, cfg.MaxKeys),
-		address:  newLimiterSet(cfg.AddressEvery, cfg.AddressBurst, cfg.MaxKeys),
-		known:    &knownPairs{ttl: cfg.KnownFor, max: cfg.MaxKeys, at: map[string]time.Time{}},
-		hashSlot: make(chan struct{}, n),
-	}
+	return &Throttle{buckets: b, hashSlot: make(chan struct{}, n)}
 }
 
 // Refusal says why Begin refused a check.
@@ -91,10 +108,10 @@ const (
 // Check is one admitted password check: it holds its tokens and a hashing
 // slot until Succeeded or Failed.
 type Check struct {
-	t       *Throttle
-	pairKey string
-	taken   []*bucket
-	done    bool
+	t                *Throttle
+	account, address string
+	accountTaken     bool
+	done             bool
 }
 
 func pairKey(account, address string) string { return account + "\x00" + address }
@@ -102,47 +119,41 @@ func pairKey(account, address string) string { return account + "\x00" + address
 // Begin admits one password check for account from address at time now,
 // or says why not and how long to wait. The tokens are taken here, before
 // any hashing; the caller must end an admitted check with Succeeded or
-// Failed.
-func (t *Throttle) Begin(account, address string, now time.Time) (*Check, Refusal, time.Duration) {
-	pk := pairKey(account, address)
-	t.mu.Lock()
-	sets := []*limiterSet{t.pair, t.address}
-	keys := []string{pk, address}
-	if !t.known.has(pk, now) {
-		sets, keys = append(sets, t.account), append(keys, account)
-	}
-	var wait time.Duration
-	for i, s := range sets {
-		wait = max(wait, s.wait(keys[i], now))
+// Failed. An error (the shared buckets could not be read) admits nothing.
+func (t *Throttle) Begin(ctx context.Context, account, address string, now time.Time) (*Check, Refusal, time.Duration, error) {
+	accountTaken, wait, err := t.buckets.Take(ctx, account, address, now)
+	if err != nil {
+		return nil, NotRefused, 0, fmt.Errorf("sign-in throttle: %w", err)
 	}
 	if wait > 0 {
-		t.mu.Unlock()
-		return nil, Throttled, wait
+		return nil, Throttled, wait, nil
 	}
-	c := &Check{t: t, pairKey: pk}
-	for i, s := range sets {
-		c.taken = append(c.taken, s.take(keys[i], now))
-	}
-	t.mu.Unlock()
+	c := &Check{t: t, account: account, address: address, accountTaken: accountTaken}
 	select {
 	case t.hashSlot <- struct{}{}:
-		return c, NotRefused, 0
+		return c, NotRefused, 0, nil
 	default:
-		c.giveBack(now)
-		return nil, Busy, time.Second
+		if err := t.buckets.Refund(ctx, account, address, accountTaken, now); err != nil {
+			return nil, NotRefused, 0, fmt.Errorf("sign-in throttle: %w", err)
+		}
+		return nil, Busy, time.Second, nil
 	}
 }
 
 // Succeeded ends a check whose password was right: its tokens are given
 // back (a success costs nothing, and does not refill what failures took)
 // and the (account, address) becomes known.
-func (c *Check) Succeeded(now time.Time) {
-	if c.end() {
-		c.t.mu.Lock()
-		c.giveBackLocked(now)
-		c.t.known.add(c.pairKey, now)
-		c.t.mu.Unlock()
+func (c *Check) Succeeded(ctx context.Context, now time.Time) error {
+	if !c.end() {
+		return nil
 	}
+	if err := c.t.buckets.Refund(ctx, c.account, c.address, c.accountTaken, now); err != nil {
+		return fmt.Errorf("sign-in throttle: %w", err)
+	}
+	if err := c.t.buckets.Remember(ctx, c.account, c.address, now); err != nil {
+		return fmt.Errorf("sign-in throttle: %w", err)
+	}
+	return nil
 }
 
 // Failed ends a check whose password was wrong: its tokens stay taken.
@@ -155,154 +166,4 @@ func (c *Check) end() bool {
 	c.done = true
 	<-c.t.hashSlot
 	return true
-}
-
-func (c *Check) giveBack(now time.Time) {
-	c.t.mu.Lock()
-	c.giveBackLocked(now)
-	c.t.mu.Unlock()
-}
-
-func (c *Check) giveBackLocked(now time.Time) {
-	for _, b := range c.taken {
-		b.refund(now)
-	}
-}
-
-// bucket is a token bucket: burst tokens, one more every `every`. Unlike
-// golang.org/x/time/rate's Limiter it can give a token back exactly
-// (Limiter.CancelAt restores nothing once the reservation's time has
-// passed, which it has after a 30 ms hash), and that is all a sign-in
-// throttle needs besides taking one.
-type bucket struct {
-	tokens   float64
-	at       time.Time // when tokens was last brought up to date
-	every    time.Duration
-	burst    int
-	lastTake time.Time
-}
-
-func (b *bucket) tokensAt(now time.Time) float64 {
-	if b.every <= 0 {
-		return b.tokens
-	}
-	if now.Before(b.at) {
-		now = b.at
-	}
-	return min(float64(b.burst), b.tokens+float64(now.Sub(b.at))/float64(b.every))
-}
-
-func (b *bucket) settle(now time.Time) {
-	if now.After(b.at) {
-		b.tokens, b.at = b.tokensAt(now), now
-	}
-}
-
-func (b *bucket) refund(now time.Time) {
-	b.settle(now)
-	b.tokens = min(float64(b.burst), b.tokens+1)
-}
-
-// limiterSet is a bounded map of token buckets. When full, buckets that have
-// refilled completely (they carry no information) are dropped; if none has,
-// the set resets the oldest half rather than growing, which errs on the side
-// of letting a few more attempts through instead of running out of memory.
-// The Throttle's lock guards it.
-type limiterSet struct {
-	every   time.Duration
-	burst   int
-	max     int
-	entries map[string]*bucket
-}
-
-func newLimiterSet(every time.Duration, burst, maxKeys int) *limiterSet {
-	return &limiterSet{every: every, burst: burst, max: max(maxKeys, 1), entries: map[string]*bucket{}}
-}
-
-// wait returns how long until key has a token, 0 when it has one now.
-func (s *limiterSet) wait(key string, now time.Time) time.Duration {
-	tokens := float64(s.burst)
-	if b, ok := s.entries[key]; ok {
-		tokens = b.tokensAt(now)
-	}
-	switch {
-	case tokens >= 1:
-		return 0
-	case s.every <= 0:
-		return time.Duration(math.MaxInt64)
-	}
-	return time.Duration((1 - tokens) * float64(s.every))
-}
-
-// take takes a token from key's bucket (the caller checked there is one).
-func (s *limiterSet) take(key string, now time.Time) *bucket {
-	b, ok := s.entries[key]
-	if !ok {
-		if len(s.entries) >= s.max {
-			s.evict(now)
-		}
-		b = &bucket{tokens: float64(s.burst), at: now, every: s.every, burst: s.burst}
-		s.entries[key] = b
-	}
-	b.settle(now)
-	b.tokens--
-	b.lastTake = now
-	return b
-}
-
-// evict drops full buckets, then, if still at the bound, the older half.
-func (s *limiterSet) evict(now time.Time) {
-	for k, b := range s.entries {
-		if b.tokensAt(now) >= float64(s.burst) {
-			delete(s.entries, k)
-		}
-	}
-	if len(s.entries) < s.max {
-		return
-	}
-	var newest, oldest time.Time
-	for _, b := range s.entries {
-		if oldest.IsZero() || b.lastTake.Before(oldest) {
-			oldest = b.lastTake
-		}
-		if b.lastTake.After(newest) {
-			newest = b.lastTake
-		}
-	}
-	mid := oldest.Add(newest.Sub(oldest) / 2)
-	for k, b := range s.entries {
-		if !b.lastTake.After(mid) {
-			delete(s.entries, k)
-		}
-	}
-}
-
-// size returns how many keys are tracked (for tests of the memory bound).
-func (s *limiterSet) size() int { return len(s.entries) }
-
-// knownPairs remembers (account, address) pairs that signed in
-// successfully, for KnownFor, bounded to max entries (the oldest go first).
-type knownPairs struct {
-	ttl time.Duration
-	max int
-	at  map[string]time.Time
-}
-
-func (k *knownPairs) has(key string, now time.Time) bool {
-	t, ok := k.at[key]
-	return ok && now.Sub(t) < k.ttl
-}
-
-func (k *knownPairs) add(key string, now time.Time) {
-	if _, ok := k.at[key]; !ok && len(k.at) >= k.max {
-		var oldestKey string
-		var oldest time.Time
-		for kk, t := range k.at {
-			if oldestKey == "" || t.Before(oldest) {
-				oldestKey, oldest = kk, t
-			}
-		}
-		delete(k.at, oldestKey)
-	}
-	k.at[key] = now
 }

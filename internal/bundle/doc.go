@@ -141,7 +141,9 @@
 // `toolgate bundle verify --key` reads it (a single JWK object is accepted
 // too). The console signs with one active key; after a rotation the previous
 // keys stay in the set until retired, so runtimes keep verifying bundles
-// signed before the change-over. KeyDir stores the private keys.
+// signed before the change-over. KeyDir stores the private keys of a single
+// console; consoles sharing a database keep them there, sealed
+// (internal/keyring).
 //
 // # Verifying, step by step
 //

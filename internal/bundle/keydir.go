@@ -78,6 +78,16 @@ func (d KeyDir) Active() (SigningKey, error) {
 	return d.loadPrivate(idx, idx.Active)
 }
 
+// Load loads the private key kid: the active key or a published one (a
+// retired key's private file is gone). `toolgate keys import` uses it.
+func (d KeyDir) Load(kid string) (SigningKey, error) {
+	idx, err := d.readIndex()
+	if err != nil {
+		return SigningKey{}, err
+	}
+	return d.loadPrivate(idx, kid)
+}
+
 // EnsureActive returns the active key, creating the directory and a first key
 // when there is none (first start). created reports whether a key was made,
 // so the caller can audit it.

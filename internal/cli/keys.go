@@ -2,32 +2,40 @@ package cli
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/apperr"
-	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/keyring"
 )
 
-// keysCmd groups the signing key commands. They act on DATA_DIR/keys while
-// the console is stopped (KeyDir does not lock across processes).
+// keysCmd groups the signing key commands. Without a KEK file they act on
+// DATA_DIR/keys while the console is stopped (KeyDir does not lock across
+// processes); with --key-encryption-key-file they act on the keys in the
+// database, safely while consoles run (each change is one transaction).
 type keysCmd struct {
 	List   keysListCmd   `cmd:"" help:"List signing keys: active, published, retired."`
 	Rotate keysRotateCmd `cmd:"" help:"Create a new signing key and make it active (the old one stays published until retired)."`
-	Retire keysRetireCmd `cmd:"" help:"Stop publishing a key that is not active and delete its private file."`
+	Retire keysRetireCmd `cmd:"" help:"Stop publishing a key that is not active and delete its private half (file or sealed row)."`
 	Export keysExportCmd `cmd:"" help:"Write the published public keys as a JWK Set (what 'bundle verify --key' reads)."`
+	Import keysImportCmd `cmd:"" help:"Move the signing keys of DATA_DIR/keys into the database, sealed with the key-encryption key (for running several consoles)."`
 }
 
 type keysListCmd struct {
 	dataDirFlag `embed:""`
+	kekFlag     `embed:""`
 }
 
 // Run prints one line per key, newest last.
 func (c *keysListCmd) Run(ctx context.Context, env *Env) error {
-	active, keys, err := signingKeys(c.DataDir).List()
+	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.DatabaseURL, c.KEKFile)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	active, keys, err := kr.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -46,30 +54,17 @@ func (c *keysListCmd) Run(ctx context.Context, env *Env) error {
 
 type keysRotateCmd struct {
 	dataDirFlag `embed:""`
+	kekFlag     `embed:""`
 }
 
 // Run rotates, audited as key.rotate, and prints the new kid.
 func (c *keysRotateCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
+	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.DatabaseURL, c.KEKFile)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	dir := signingKeys(c.DataDir)
-	var kid string
-	err = db.RecordKeyChange(ctx, store.KeyChange{Actor: cliActor(), Action: store.KeyRotate,
-		Apply: func() (string, any, any, error) {
-			old, _, err := dir.List()
-			if err != nil {
-				return "", nil, nil, err
-			}
-			k, err := dir.Rotate(rand.Reader, time.Now())
-			if err != nil {
-				return "", nil, nil, err
-			}
-			kid = k.KeyID
-			return kid, map[string]string{"active": old}, map[string]string{"active": kid}, nil
-		}})
+	defer closeDB()
+	kid, err := kr.Rotate(ctx, cliActor())
 	if err != nil {
 		return err
 	}
@@ -79,34 +74,22 @@ func (c *keysRotateCmd) Run(ctx context.Context, env *Env) error {
 
 type keysRetireCmd struct {
 	dataDirFlag `embed:""`
+	kekFlag     `embed:""`
 	KeyID       string `arg:"" name:"KID" help:"Key id to retire (write -- before a key id that starts with a dash)."`
 }
 
-// Run retires, audited as key.retire.
+// Run retires, audited as key.retire. The key of the current bundle is
+// refused: runtimes fetching it would find no key to verify it with.
 func (c *keysRetireCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
+	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.DatabaseURL, c.KEKFile)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	// Only "nothing published yet" lets the check pass: a failed read must
-	// not retire the key runtimes are verifying the current bundle with.
-	cur, err := db.LatestBundle(ctx)
-	switch {
-	case err == nil && cur.KeyID == c.KeyID:
-		return Exit(1, fmt.Errorf("keys retire: the current bundle v%d is signed with %s: publish with the new key first", cur.Version, c.KeyID))
-	case err != nil && apperr.CodeOf(err) != apperr.NotFound:
-		return fmt.Errorf("keys retire: reading the current bundle: %w", err)
-	}
-	dir := signingKeys(c.DataDir)
-	err = db.RecordKeyChange(ctx, store.KeyChange{Actor: cliActor(), Action: store.KeyRetire,
-		Apply: func() (string, any, any, error) {
-			if err := dir.Retire(c.KeyID, time.Now()); err != nil {
-				return "", nil, nil, err
-			}
-			return c.KeyID, map[string]bool{"published": true}, map[string]bool{"published": false}, nil
-		}})
-	if err != nil {
+	defer closeDB()
+	if err := kr.Retire(ctx, cliActor(), c.KeyID); err != nil {
+		if code := apperr.CodeOf(err); code == apperr.Conflict || code == apperr.NotFound {
+			return Exit(1, fmt.Errorf("keys retire: %s", apperr.MessageOf(err)))
+		}
 		return Exit(1, fmt.Errorf("keys retire: %w", err))
 	}
 	fmt.Fprintf(env.Stdout, "retired %s\n", c.KeyID)
@@ -115,12 +98,18 @@ func (c *keysRetireCmd) Run(ctx context.Context, env *Env) error {
 
 type keysExportCmd struct {
 	dataDirFlag `embed:""`
+	kekFlag     `embed:""`
 	Out         string `name:"out" placeholder:"FILE" help:"Write to FILE instead of standard output."`
 }
 
 // Run writes the JWK Set of every published key (the active one included).
 func (c *keysExportCmd) Run(ctx context.Context, env *Env) error {
-	set, err := signingKeys(c.DataDir).PublicKeys()
+	kr, closeDB, err := openKeysOf(ctx, c.DataDir, c.DatabaseURL, c.KEKFile)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	set, err := kr.PublicKeys(ctx)
 	if err != nil {
 		return err
 	}
@@ -135,6 +124,52 @@ func (c *keysExportCmd) Run(ctx context.Context, env *Env) error {
 	}
 	if err := os.WriteFile(c.Out, b, 0o644); err != nil {
 		return fmt.Errorf("keys export: %w", err)
+	}
+	return nil
+}
+
+// openKeysOf opens (and migrates) the database and the keyring the flags
+// select; closeDB closes the database.
+func openKeysOf(ctx context.Context, dataDir, databaseURL, kekFile string) (keyring.Keyring, func(), error) {
+	db, err := openStore(ctx, dataDir, databaseURL, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	kr, err := openKeyring(ctx, db, dataDir, kekFile)
+	if err != nil {
+		_ = db.Close()
+		return nil, nil, err
+	}
+	return kr, func() { _ = db.Close() }, nil
+}
+
+type keysImportCmd struct {
+	dataDirFlag `embed:""`
+	KEKFile     string `name:"key-encryption-key-file" env:"TOOLGATE_KEK_FILE" required:"" placeholder:"FILE" help:"Key-encryption key file the keys are sealed with (the one every console is given)."`
+}
+
+// Run copies DATA_DIR/keys into the database, each key audited as
+// key.import, and prints the kids imported. The files stay: delete
+// DATA_DIR/keys once every console runs with the KEK.
+func (c *keysImportCmd) Run(ctx context.Context, env *Env) error {
+	kek, err := keyring.LoadKEK(c.KEKFile)
+	if err != nil {
+		return Exit(2, err)
+	}
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	done, err := (&keyring.Database{DB: db, KEK: kek}).Import(ctx, cliActor(), signingKeys(c.DataDir))
+	for _, kid := range done {
+		fmt.Fprintf(env.Stdout, "imported %s\n", kid)
+	}
+	if err != nil {
+		return Exit(1, fmt.Errorf("keys import: %w", err))
+	}
+	if len(done) == 0 {
+		fmt.Fprintln(env.Stdout, "nothing to import: every key is in the database already")
 	}
 	return nil
 }

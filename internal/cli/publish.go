@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 // next bundle version, from the local data directory.
 type publishCmd struct {
 	dataDirFlag   `embed:""`
+	kekFlag       `embed:""`
 	registryFlags `embed:""`
 	Note          string `name:"note" help:"What changed and why (shown in the history)."`
 }
@@ -33,10 +33,12 @@ func (c *publishCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	key, err := signingKeys(c.DataDir).Active()
-	if errors.Is(err, bundle.ErrNoActiveKey) {
-		return Exit(1, errors.New("publish: no signing key yet: run `toolgate keys rotate` or start `toolgate serve` once"))
-	} else if err != nil {
+	keys, err := openKeyring(ctx, db, c.DataDir, c.KEKFile)
+	if err != nil {
+		return err
+	}
+	key, err := activeKeyOrExit(ctx, keys)
+	if err != nil {
 		return err
 	}
 	rec, err := db.Publish(ctx, store.PublishRequest{Actor: cliActor(), Note: c.Note, Key: key})

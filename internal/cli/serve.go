@@ -7,10 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
@@ -61,7 +59,9 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		logger.Info("re-classified tools with the current risk rules", "rules_version", risk.RulesVersion,
 			"tools", rc.Checked, "raised", rc.Raised, "suspended", rc.Suspended, "lower_verdicts_kept", rc.Lowered)
 	}
-	keys, err := web.LoadSessionKeys(cfg.DataDir)
+	// Signing keys, session cookie keys and the sign-in throttle: in the
+	// data directory and memory, or shared in the database with a KEK.
+	state, err := openConsoleState(ctx, db, cfg.DataDir, cfg.KEKFile)
 	if err != nil {
 		return err
 	}
@@ -71,9 +71,6 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	defer ln.Close()
 	cfg = cfg.WithListenAddr(ln.Addr())
-	// Bundle signing keys live in files next to the database (see
-	// bundle.KeyDir); web.New creates the first one.
-	signing := &bundle.KeyDir{Path: filepath.Join(cfg.DataDir, "keys")}
 	signOn, err := singleSignOn(cfg)
 	if err != nil {
 		return Exit(2, err)
@@ -82,7 +79,9 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: keys, Keys: signing, Pusher: push, SSO: signOn})
+	// web.New creates the first signing key when there is none.
+	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: state.SessionKeys,
+		Keys: state.Keys, Throttle: state.Throttle, Pusher: push, SSO: signOn})
 	if err != nil {
 		return err
 	}
@@ -96,7 +95,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}
 	logger.Info("listening", "addr", ln.Addr().String(), "url", cfg.BaseURL, "data_dir", cfg.DataDir,
-		"database", databaseName(cfg.DataDir, cfg.DatabaseURL))
+		"database", databaseName(cfg.DataDir, cfg.DatabaseURL), "shared_state", state.Shared)
 	if link := srv.SetupURL(); link != "" {
 		logger.Info("first run: no users yet; the setup link below works once", "url", link)
 		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nFirst run: open %s to create the first admin.\n", cfg.BaseURL, link)

@@ -60,7 +60,10 @@ func serveFirstRunAndShutdown(t *testing.T, engine store.Engine) {
 	dir := t.TempDir()
 	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
 	if engine == store.Postgres {
+		// PostgreSQL is shared by consoles: signing and session keys live
+		// in it, sealed under a KEK file (TestPostgresNeedsAKEK).
 		env["TOOLGATE_DATABASE_URL"] = pgtest.NewDatabase(t)
+		env["TOOLGATE_KEK_FILE"] = writeTestKEK(t, 8)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, logs lockedBuffer
@@ -98,8 +101,21 @@ func serveFirstRunAndShutdown(t *testing.T, engine store.Engine) {
 	if !strings.Contains(logs.String(), "stopped") || !strings.Contains(logs.String(), "path=/healthz") {
 		t.Errorf("logs lack shutdown or request lines: %s", logs.String())
 	}
-	if keys, err := filepath.Glob(filepath.Join(dir, "session.keys")); err != nil || len(keys) != 1 {
-		t.Error("session keys not persisted in the data dir")
+	// Session and signing keys persist: in the data directory on SQLite,
+	// in the database (sealed) with a KEK on PostgreSQL, and not on disk.
+	keys, err := filepath.Glob(filepath.Join(dir, "session.keys"))
+	if want := map[store.Engine]int{store.SQLite: 1, store.Postgres: 0}[engine]; err != nil || len(keys) != want {
+		t.Errorf("%d session.keys files in the data dir, want %d", len(keys), want)
+	}
+	if engine == store.Postgres {
+		db, err := store.OpenURL(context.Background(), env["TOOLGATE_DATABASE_URL"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if sk, err := db.SigningKeys(context.Background()); err != nil || len(sk) != 1 || !sk[0].Active {
+			t.Errorf("signing keys in the database after the first start: %v %v", sk, err)
+		}
 	}
 }
 

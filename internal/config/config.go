@@ -29,6 +29,11 @@ type Config struct {
 	// ApproverIndependence is R10's window: an account the requester
 	// created, promoted, re-enabled or reset cannot approve their requests
 	// for this long (0 means 168h, 7 days).
+	// KEKFile names the key-encryption key file that turns on shared
+	// console state (internal/keyring): signing keys and session cookie
+	// keys in the database, sealed under it, and the sign-in throttle in
+	// the database. Every console on one database gets the same file.
+	KEKFile              string        `name:"key-encryption-key-file" env:"TOOLGATE_KEK_FILE" placeholder:"FILE" help:"Key-encryption key file (32 random bytes, raw or base64): keep signing and session keys in the database, sealed with it, and the sign-in throttle there too, so several consoles can share one database."`
 	ApproverIndependence time.Duration `name:"approver-independence" env:"TOOLGATE_APPROVER_INDEPENDENCE" default:"168h" help:"An account someone created, made approver, re-enabled or reset cannot approve that person's requests for this long (default 7 days)."`
 	// OIDC is single sign-on; LocalLogin=false (with OIDC on) leaves
 	// password sign-in to break-glass accounts only. A Config built in Go

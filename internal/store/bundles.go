@@ -142,7 +142,18 @@ func (db *DB) ListBundles(ctx context.Context) ([]*BundleRecord, error) {
 }
 
 // insertBundle stores a signed bundle; the caller audits it in the same tx.
+// A bundle signed with a key that another console retired after this one
+// read it is refused: runtimes would find no key to verify it with. (Keys
+// kept in files are not in signing_keys; their console serialises signing
+// and retiring itself.)
 func insertBundle(ctx context.Context, tx *sqlx.Tx, r *BundleRecord) error {
+	var retired int
+	if err := tx.GetContext(ctx, &retired, `SELECT COUNT(*) FROM signing_keys WHERE kid = ? AND retired_at IS NOT NULL`, r.KeyID); err != nil {
+		return fmt.Errorf("insert bundle v%d: signing key: %w", r.Version, err)
+	}
+	if retired > 0 {
+		return apperr.Conflictf("The signing key %s was retired while this bundle was being signed. Publish again.", r.KeyID)
+	}
 	var rollback any
 	if r.RollbackOf != 0 {
 		rollback = r.RollbackOf
@@ -165,8 +176,9 @@ const (
 	KeyRetire = "key.retire"
 )
 
-// KeyChange is a change of the signing keys, which live in files
-// (bundle.KeyDir), not in this database.
+// KeyChange is a change of the signing keys kept in files (bundle.KeyDir,
+// keyring.Files); keys kept in this database change through AddSigningKey
+// and RetireSigningKey.
 type KeyChange struct {
 	Actor  string
 	Action string // KeyCreate, KeyRotate or KeyRetire

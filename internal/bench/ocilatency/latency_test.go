@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/oci"
 	"github.com/toolgate/toolgate/internal/ocitest"
 	"github.com/toolgate/toolgate/internal/pusher"
@@ -62,7 +63,7 @@ func newSetup(b *testing.B, ctx context.Context, poll time.Duration) *setup {
 	s := &setup{db: db, key: key, push: pusher.New(db, client, quiet, pusher.Options{})}
 	srv, err := web.New(ctx, web.Deps{Store: db, Logger: quiet, SessionKeys: [][]byte{make([]byte, 64), make([]byte, 32)},
 		Config: config.Config{Addr: "127.0.0.1:0", BaseURL: "http://127.0.0.1:1", SessionIdle: time.Hour, SessionMaxAge: time.Hour},
-		Keys:   &keys, Pusher: s.push})
+		Keys:   &keyring.Files{Dir: keys, DB: db}, Pusher: s.push})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/keyring"
+	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/web"
+)
+
+// kekFlag is the --key-encryption-key-file of the commands that use the
+// signing keys; with it they act on the keys in the database.
+type kekFlag struct {
+	KEKFile string `name:"key-encryption-key-file" env:"TOOLGATE_KEK_FILE" placeholder:"FILE" help:"Key-encryption key file: use the signing keys kept in the database (as 'serve' with the same flag)."`
+}
+
+// consoleState is what a console shares with other consoles on the same
+// database when it is given a KEK file, or keeps in its data directory
+// otherwise: the signing keys, the session cookie keys and the sign-in
+// throttle's buckets.
+type consoleState struct {
+	Keys        keyring.Keyring
+	SessionKeys [][]byte
+	// Throttle is nil for the in-memory default.
+	Throttle *auth.Throttle
+	Shared   bool
+}
+
+// openKeyring returns the signing keys: in the database, sealed under the
+// KEK, when kekFile is given (required on PostgreSQL, which several
+// consoles may share); in dataDir/keys otherwise. With a KEK, a
+// database without keys next to a key directory that has some is refused
+// (a new key would silently replace the one runtimes trust): import first.
+func openKeyring(ctx context.Context, db *store.DB, dataDir, kekFile string) (keyring.Keyring, error) {
+	if kekFile == "" && db.Engine() == store.Postgres {
+		return nil, Exit(2, errors.New("a PostgreSQL database is shared by consoles: give each of them, and this command, the same --key-encryption-key-file (TOOLGATE_KEK_FILE) so signing and session keys live in the database, sealed (see README, Running at scale)"))
+	}
+	if kekFile == "" {
+		return &keyring.Files{Dir: signingKeys(dataDir), DB: db}, nil
+	}
+	kek, err := keyring.LoadKEK(kekFile)
+	if err != nil {
+		return nil, Exit(2, err)
+	}
+	k := &keyring.Database{DB: db, KEK: kek}
+	if _, keys, err := k.List(ctx); err != nil {
+		return nil, err
+	} else if len(keys) == 0 {
+		if _, files, err := signingKeys(dataDir).List(); err == nil && len(files) > 0 {
+			return nil, Exit(1, fmt.Errorf("the database holds no signing key but %s does: run `toolgate keys import --key-encryption-key-file %s` first, so runtimes keep the key they trust", signingKeys(dataDir).Path, kekFile))
+		}
+	}
+	return k, nil
+}
+
+// openConsoleState builds what serve shares (or keeps locally).
+func openConsoleState(ctx context.Context, db *store.DB, dataDir, kekFile string) (consoleState, error) {
+	keys, err := openKeyring(ctx, db, dataDir, kekFile)
+	if err != nil {
+		return consoleState{}, err
+	}
+	dbKeys, shared := keys.(*keyring.Database)
+	if !shared {
+		sk, err := web.LoadSessionKeys(dataDir)
+		return consoleState{Keys: keys, SessionKeys: sk}, err
+	}
+	sk, err := keyring.SessionKeys(ctx, db, dbKeys.KEK)
+	if err != nil {
+		return consoleState{}, err
+	}
+	cfg := auth.DefaultThrottle()
+	buckets, err := db.LoginThrottle(cfg)
+	if err != nil {
+		return consoleState{}, err
+	}
+	return consoleState{Keys: keys, SessionKeys: sk, Throttle: auth.NewSharedThrottle(cfg, buckets), Shared: true}, nil
+}
+
+// activeKeyOrExit is the active signing key, or a one-line instruction when
+// there is none yet.
+func activeKeyOrExit(ctx context.Context, keys keyring.Keyring) (bundle.SigningKey, error) {
+	key, err := keys.Active(ctx)
+	if errors.Is(err, bundle.ErrNoActiveKey) {
+		return key, Exit(1, errors.New("publish: no signing key yet: run `toolgate keys rotate` or start `toolgate serve` once"))
+	}
+	return key, err
+}

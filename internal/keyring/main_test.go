@@ -1,0 +1,11 @@
+package keyring
+
+import (
+	"os"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/pgtest"
+)
+
+// TestMain stops pgtest's PostgreSQL server after the tests.
+func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
