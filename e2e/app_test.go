@@ -5,13 +5,13 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/toolgate/toolgate/internal/cli"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // app is one running console with its own data directory.
@@ -20,23 +20,6 @@ type app struct {
 	setupURL string // "" once setup is done
 	dataDir  string
 	env      func(string) string
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 var (
@@ -56,7 +39,7 @@ func startApp(t *testing.T, extra ...string) *app {
 		return ""
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, logs lockedBuffer
+	var out, logs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- cli.Run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...), a.env, strings.NewReader(""), &out, &logs)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/keyring"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // The cluster test runs real `toolgate serve` processes from a binary built
@@ -59,7 +60,7 @@ func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 // process is a toolgate subcommand running as its own process.
 type process struct {
 	cmd       *exec.Cmd
-	out, logs lockedBuffer
+	out, logs syncbuf.Buffer
 	// exited is closed when the process has ended, with err its result.
 	exited chan struct{}
 	err    error

@@ -17,29 +17,12 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/cli"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
-
-// lockedBuffer is a bytes.Buffer safe to read while a command writes to it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // command is a toolgate subcommand running in-process through cli.Run.
 type command struct {
-	out, logs lockedBuffer
+	out, logs syncbuf.Buffer
 	stop      context.CancelFunc
 	done      chan error
 	halted    sync.Once

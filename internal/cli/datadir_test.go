@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 func modeOf(t *testing.T, path string) fs.FileMode {
@@ -101,7 +102,7 @@ func TestServeLogsTightenedPermissions(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, logs lockedBuffer
+	var out, logs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, envOf(map[string]string{"TOOLGATE_DATA_DIR": dir}),

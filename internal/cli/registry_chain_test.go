@@ -17,6 +17,7 @@ import (
 	"github.com/toolgate/toolgate/internal/ocitest"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // TestServePushesAndRuntimePullsFromRegistry is the whole chain through
@@ -47,7 +48,7 @@ func TestServePushesAndRuntimePullsFromRegistry(t *testing.T) {
 	env := envOf(map[string]string{"TOOLGATE_DATA_DIR": dir, oci.EnvUsername: reg.Credentials.Username,
 		oci.EnvPassword: reg.Credentials.Password})
 	sctx, stop := context.WithCancel(ctx)
-	var serveOut, serveLogs lockedBuffer
+	var serveOut, serveLogs syncbuf.Buffer
 	served := make(chan error, 1)
 	go func() {
 		served <- Run(sctx, []string{"serve", "--addr", "127.0.0.1:0", "--publish-to-registry", target, "--registry-plain-http"},
@@ -84,7 +85,7 @@ func TestServePushesAndRuntimePullsFromRegistry(t *testing.T) {
 	defer cancel()
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(rctx, []string{"runtime", "--stdio", "--bundle-source", target, "--registry-plain-http", "--key", keyFile,

@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/sampleapi"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // runtimeFixture is a minimal console (bundle + JWKS behind a token) with
@@ -98,7 +99,7 @@ func TestRuntimeServesMCPOverHTTP(t *testing.T) {
 	f := newRuntimeFixture(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, []string{"runtime", "--console", f.console.URL, "--token-file", f.tokenFile,
@@ -182,7 +183,7 @@ func TestRuntimeStdio(t *testing.T) {
 	defer cancel()
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, []string{"runtime", "--stdio", "--console", f.console.URL, "--data-dir", filepath.Join(f.dir, "data"),
@@ -232,7 +233,7 @@ func TestRuntimeRefusesBadConfiguration(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr syncBuffer
+			var stdout, stderr syncbuf.Buffer
 			env := envOf(tc.env)
 			err := Run(t.Context(), append(append([]string{}, base...), tc.args...), env, strings.NewReader(""), &stdout, &stderr)
 			if code := ExitCode(err, &stderr); code != 2 || !strings.Contains(stderr.String(), tc.want) {
@@ -253,7 +254,7 @@ func TestRuntimeStdioAnswersEverythingReadBeforeEOF(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		`{"jsonrpc":"2.0","id":"call-3","method":"tools/call","params":{"name":"getOrder","arguments":{"order_id":"ord_0001"}}}`,
 	}, "\n") + "\n"
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(t.Context(), []string{"runtime", "--stdio", "--console", f.console.URL, "--data-dir", filepath.Join(f.dir, "data"),

@@ -8,30 +8,13 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pb33f/libopenapi"
+
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe to read while a command writes to it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func runCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return Run(ctx, args, func(string) string { return "" }, strings.NewReader(""), stdout, stderr)
@@ -86,7 +69,7 @@ var listeningRE = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 func TestSampleAPIServesUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- runCLI(ctx, []string{"sample-api", "--addr", "127.0.0.1:0", "--token", "t0k", "--fail-next", "1"}, &stdout, &stderr)

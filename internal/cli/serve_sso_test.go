@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/oidctest"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // TestServeWithSingleSignOn runs `toolgate serve` with the OIDC flags
@@ -27,7 +28,7 @@ func TestServeWithSingleSignOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, logs lockedBuffer
+	var out, logs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--oidc-issuer", idp.Issuer, "--oidc-client-id", "toolgate",

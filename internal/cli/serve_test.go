@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,38 +9,20 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
-
-// lockedBuffer is a bytes.Buffer safe for a server goroutine and a test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *lockedBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *lockedBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 // runCmd runs args with env and stdin, returning stdout, stderr and the error.
 func runCmd(t *testing.T, env map[string]string, stdin string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errb lockedBuffer
+	var out, errb syncbuf.Buffer
 	err := Run(context.Background(), args, envOf(env), strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), err
 }
@@ -66,7 +47,7 @@ func serveFirstRunAndShutdown(t *testing.T, engine store.Engine) {
 		env["TOOLGATE_KEK_FILE"] = writeTestKEK(t, 8)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	var out, logs lockedBuffer
+	var out, logs syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0"}, envOf(env), strings.NewReader(""), &out, &logs)

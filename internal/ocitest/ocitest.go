@@ -7,7 +7,6 @@
 package ocitest
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/toolgate/toolgate/internal/oci"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // RequireEnv turns a missing registry binary into a failure.
@@ -41,26 +41,7 @@ type Registry struct {
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
-	output *syncBuffer
-}
-
-// syncBuffer is the process's output, written by exec's copier while a
-// test may read it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	output *syncbuf.Buffer
 }
 
 // Options of New.
@@ -130,7 +111,7 @@ func (r *Registry) Start() {
 	if r.cmd != nil {
 		return
 	}
-	r.output = &syncBuffer{}
+	r.output = &syncbuf.Buffer{}
 	cmd := exec.Command(Binary, "serve", filepath.Join(r.dir, "config.yml"))
 	cmd.Stdout, cmd.Stderr = r.output, r.output
 	if err := cmd.Start(); err != nil {

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // Cluster is one running PostgreSQL server in a temporary directory.
@@ -24,8 +26,8 @@ type Cluster struct {
 	dir  string // temporary directory: data/ and the unix socket
 	port int
 	cmd  *exec.Cmd
-	log  *syncBuffer   // the server's output, for start errors
-	done chan struct{} // closed when the server process has exited
+	log  *syncbuf.Buffer // the server's output, for start errors
+	done chan struct{}   // closed when the server process has exited
 	stop sync.Once
 }
 
@@ -48,7 +50,7 @@ func Start(ctx context.Context, bin string) (*Cluster, error) {
 			return nil, fmt.Errorf("start postgres: chown %s: %w", dir, err)
 		}
 	}
-	c := &Cluster{dir: dir, log: &syncBuffer{}, done: make(chan struct{})}
+	c := &Cluster{dir: dir, log: &syncbuf.Buffer{}, done: make(chan struct{})}
 	if err := c.initdb(ctx, bin, cred); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -217,23 +219,4 @@ func lookPath(name string) (string, error) {
 		return "", err
 	}
 	return p, nil
-}
-
-// syncBuffer is the server's log: written by exec's copying goroutines,
-// read by waitReady.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,7 +1,6 @@
 package pusher_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"log/slog"
@@ -16,33 +15,16 @@ import (
 	"github.com/toolgate/toolgate/internal/pusher"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 const repo = "toolgate/bundles"
-
-// lockedBuffer collects log output written from several goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 type fixture struct {
 	db   *store.DB
 	key  bundle.SigningKey
 	reg  *ocitest.Registry
-	logs *lockedBuffer
+	logs *syncbuf.Buffer
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -54,7 +36,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
 		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
-	return &fixture{db: db, key: key, reg: ocitest.New(t, ocitest.Options{Auth: true}), logs: &lockedBuffer{}}
+	return &fixture{db: db, key: key, reg: ocitest.New(t, ocitest.Options{Auth: true}), logs: &syncbuf.Buffer{}}
 }
 
 func (f *fixture) publish(t *testing.T) *store.BundleRecord {

@@ -1,37 +1,17 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/sampleapi"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
-
-// lockedBuffer is a bytes.Buffer safe for a logger writing from handler
-// goroutines while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // pipedSession is what `printf '...' | toolgate runtime --stdio` sends:
 // initialize, initialized, then one tools/call, then end of input.
@@ -86,10 +66,10 @@ func TestServeStdioDrain(t *testing.T) {
 			con := newFakeConsole(t, keySet(k))
 			clk := newClock()
 			con.publish(signBundle(t, k, 1, clk.Now(), 0, tc.origin, getOrderTool()))
-			var logs lockedBuffer
+			var logs syncbuf.Buffer
 			r := newRuntime(t, rtOpts{keys: keySet(k), console: con.URL, logs: &logs, clock: clk})
 			mustSync(t, r)
-			var stdout lockedBuffer
+			var stdout syncbuf.Buffer
 			start := time.Now()
 			if err := r.ServeStdio(context.Background(), strings.NewReader(pipedSession), &stdout, tc.drain); err != nil {
 				t.Fatalf("ServeStdio: %v", err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // idempotentCreateWithKeyParam is issue 10's case: a tool that declares an
@@ -35,7 +36,7 @@ func TestWithheldToolOthersServed(t *testing.T) {
 	_, up := upstream(t)
 	con := newFakeConsole(t, keySet(k))
 	clk := newClock()
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	con.publish(signBundle(t, k, 1, clk.Now(), 0, up.URL, getOrderTool()))
 	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL, logs: &logs})
 	mustSync(t, r)
