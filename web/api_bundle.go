@@ -98,7 +98,7 @@ func (s *Server) runtimeAuth(c echo.Context) (store.ActiveRuntimeToken, error) {
 		}
 		return tok, err
 	}
-	s.pub.fleet.record(c.Request(), tok.ID)
+	s.pub.fleet.record(tok.ID, reportOf(c.Request()))
 	return tok, nil
 }
 

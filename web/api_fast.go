@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,36 @@ var (
 	fastCSP          = []string{apiCSP}
 )
 
+// fastBundle is the check both fast paths (net/http here, fasthttp in
+// api_fasthttp.go) start with: a well-formed bearer token that is active,
+// and a published bundle. It returns the bundle and the token's id, or
+// false for anything the full API must answer (with its error).
+func (s *Server) fastBundle(ctx context.Context, authorization string) (*servedBundle, int64, bool) {
+	scheme, token, ok := strings.Cut(authorization, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil, 0, false
+	}
+	token = strings.TrimSpace(token)
+	if !store.RuntimeTokenShapeOK(token) {
+		return nil, 0, false
+	}
+	var buf [200]byte // RuntimeTokenShapeOK bounds it: hashing from the stack, not a heap copy
+	tok, ok, err := s.pub.state.token(ctx, sha256.Sum256(buf[:copy(buf[:], token)]))
+	if err != nil || !ok {
+		return nil, 0, false
+	}
+	cur, err := s.pub.state.current(ctx)
+	if err != nil || cur.version == 0 {
+		return nil, 0, false
+	}
+	return cur, tok.ID, true
+}
+
+// notModified reports whether an If-None-Match value names b.
+func (b *servedBundle) notModified(inm string) bool {
+	return inm != "" && (inm == b.etag || etagMatches(inm, b.etag))
+}
+
 // notModifiedFast answers the request a fleet makes most — GET
 // /api/v1/bundle with a valid token and the current ETag — before echo's
 // router and middleware, with what apiBundle would answer: 304 with the
@@ -29,25 +60,15 @@ func (s *Server) notModifiedFast(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	inm := headerValue(r.Header, "If-None-Match")
-	scheme, token, ok := strings.Cut(headerValue(r.Header, "Authorization"), " ")
-	if inm == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
-	}
-	token = strings.TrimSpace(token)
-	if !store.RuntimeTokenShapeOK(token) {
+	if inm == "" {
 		return false
 	}
 	ctx := r.Context()
-	var buf [200]byte // RuntimeTokenShapeOK bounds it: hashing from the stack, not a heap copy
-	tok, ok, err := s.pub.state.token(ctx, sha256.Sum256(buf[:copy(buf[:], token)]))
-	if err != nil || !ok {
+	cur, tokenID, ok := s.fastBundle(ctx, headerValue(r.Header, "Authorization"))
+	if !ok || !cur.notModified(inm) {
 		return false
 	}
-	cur, err := s.pub.state.current(ctx)
-	if err != nil || cur.version == 0 || (inm != cur.etag && !etagMatches(inm, cur.etag)) {
-		return false
-	}
-	s.pub.fleet.record(r, tok.ID)
+	s.pub.fleet.record(tokenID, reportOf(r))
 	h := w.Header()
 	h["Etag"] = cur.etagHeader
 	h["Cache-Control"] = fastCacheControl

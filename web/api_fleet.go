@@ -78,19 +78,32 @@ func newFleetRecorder(db *store.DB, log *slog.Logger, m *apiMetrics) *fleetRecor
 		pending: map[fleetKey]store.RuntimeFetch{}, written: map[fleetKey]fleetWrite{}}
 }
 
-// record notes a fetch by token from r's identification headers, in
-// memory. An unchanged report of a recently written instance (the common
-// case: a runtime polling) allocates nothing.
-func (f *fleetRecorder) record(r *http.Request, tokenID int64) {
+// fetchReport is what a runtime's request says about it: its
+// identification headers and where it came from, as strings, whichever
+// HTTP stack read them.
+type fetchReport struct {
+	instance, name, version, refused string
+	remote                           string // host only
+}
+
+// reportOf reads r's identification headers; it allocates nothing.
+func reportOf(r *http.Request) fetchReport {
 	h := r.Header
 	remote, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		remote = r.RemoteAddr
 	}
-	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(headerValue(h, headerInstanceID), 128),
-		Name: cleanHeader(headerValue(h, headerRuntimeName), 128), RemoteAddr: remote,
-		Refused: cleanHeader(headerValue(h, headerRefused), maxRefusedBytes)}
-	fetch.Version = reportedVersion(headerValue(h, headerBundleVersion))
+	return fetchReport{instance: headerValue(h, headerInstanceID), name: headerValue(h, headerRuntimeName),
+		version: headerValue(h, headerBundleVersion), refused: headerValue(h, headerRefused), remote: remote}
+}
+
+// record notes a fetch by token, in memory. An unchanged report of a
+// recently written instance (the common case: a runtime polling)
+// allocates nothing.
+func (f *fleetRecorder) record(tokenID int64, rep fetchReport) {
+	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(rep.instance, 128),
+		Name: cleanHeader(rep.name, 128), RemoteAddr: rep.remote, Refused: cleanHeader(rep.refused, maxRefusedBytes)}
+	fetch.Version = reportedVersion(rep.version)
 	key := fleetKey{token: tokenID, instance: fetch.InstanceID}
 	now := f.now()
 	f.mu.Lock()
@@ -191,6 +204,16 @@ func cleanHeader(v string, max int) string {
 }
 
 func printable(v string) bool {
+	ascii := true
+	for i := range len(v) {
+		if c := v[i]; c < 0x20 || c > 0x7e {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return true // what runtimes send: no decoding needed
+	}
 	if !utf8.ValidString(v) {
 		return false
 	}

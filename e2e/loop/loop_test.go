@@ -19,6 +19,7 @@ import (
 var (
 	runningAt   = regexp.MustCompile(`toolgate is running at (http://\S+)`)
 	setupLink   = regexp.MustCompile(`First run: open (http://\S+) to create`)
+	runtimeAPI  = regexp.MustCompile(`Runtime API listening on (\S+)`)
 	mcpEndpoint = regexp.MustCompile(`MCP endpoint: (http://\S+)`)
 	metricsURL  = regexp.MustCompile(`Metrics: (http://\S+)`)
 )
@@ -32,8 +33,12 @@ func TestWholeLoop(t *testing.T) {
 	api := sampleapi.New(sampleapi.Options{})
 	upstream := httptest.NewServer(api)
 	t.Cleanup(upstream.Close)
-	console := start(t, map[string]string{"TOOLGATE_DATA_DIR": consoleDir}, "serve", "--addr", "127.0.0.1:0")
+	// Runtimes fetch from the console's runtime API listener (fasthttp);
+	// the console's own listener serves the same API, tested in web/.
+	console := start(t, map[string]string{"TOOLGATE_DATA_DIR": consoleDir}, "serve", "--addr", "127.0.0.1:0",
+		"--runtime-api-addr", "127.0.0.1:0")
 	consoleURL := console.await(t, runningAt)
+	runtimeAPIURL := "http://" + console.await(t, runtimeAPI)
 
 	// Through the console's pages, as people at browsers: first admin by
 	// the setup link, two more users, sign-in; import; expose READ and
@@ -48,7 +53,7 @@ func TestWholeLoop(t *testing.T) {
 	token := c.token("e2e")
 
 	// The runtime, behind a proxy we can make hostile.
-	px := newProxy(t, consoleURL)
+	px := newProxy(t, runtimeAPIURL)
 	rtEnv := map[string]string{"TOOLGATE_RUNTIME_TOKEN": token, "SHOP_TOKEN": sampleapi.DefaultToken,
 		"TOOLGATE_CREDENTIALS": `{"sources":{"shop":{"bearer":"env:SHOP_TOKEN"}}}`}
 	rtArgs := []string{"runtime", "--console", px.URL, "--data-dir", runtimeDir, "--trust-on-first-use",

@@ -71,6 +71,13 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	defer ln.Close()
 	cfg = cfg.WithListenAddr(ln.Addr())
+	var apiLn net.Listener
+	if cfg.RuntimeAPIAddr != "" {
+		if apiLn, err = net.Listen("tcp", cfg.RuntimeAPIAddr); err != nil {
+			return fmt.Errorf("serve: runtime API: %w", err)
+		}
+		defer apiLn.Close()
+	}
 	signOn, err := singleSignOn(cfg)
 	if err != nil {
 		return Exit(2, err)
@@ -102,7 +109,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nSign in at %s/login\n", cfg.BaseURL, cfg.BaseURL)
 	}
-	err = serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
+	err = serveBoth(ctx, logger, hs, ln, srv, apiLn, env)
 	// Requests have stopped: write the fleet records still in memory.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
@@ -111,6 +118,26 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	return nil
+}
+
+// serveBoth serves the console on ln and, when apiLn is set, the runtime
+// API on apiLn, until ctx ends or either fails; then both shut down.
+func serveBoth(ctx context.Context, logger *slog.Logger, hs *http.Server, ln net.Listener, srv *web.Server, apiLn net.Listener, env *Env) error {
+	if apiLn == nil {
+		return serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	logger.Info("runtime API listening", "addr", apiLn.Addr().String())
+	fmt.Fprintf(env.Stdout, "Runtime API listening on %s\n", apiLn.Addr())
+	apiErr := make(chan error, 1)
+	go func() {
+		apiErr <- serveFastHTTP(ctx, logger, "runtime API", runtimeAPIServer(srv.RuntimeAPI(), logger), apiLn, shutdownGrace)
+		stop()
+	}()
+	err := serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
+	stop()
+	return errors.Join(err, <-apiErr)
 }
 
 // serveHTTP serves hs on ln until ctx ends, then shuts down: requests in

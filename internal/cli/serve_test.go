@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -186,4 +187,105 @@ func userAddMigrateAndAuditVerify(t *testing.T, engine store.Engine) {
 	if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(err.Error(), "audit entry 2") {
 		t.Fatalf("tampered audit verify: %v", err)
 	}
+}
+
+// TestServeRuntimeAPIListener: --runtime-api-addr opens a second listener
+// that serves the runtime API and nothing of the console, and both
+// listeners stop when serve does.
+func TestServeRuntimeAPIListener(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, logs syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--runtime-api-addr", "127.0.0.1:0"},
+			envOf(map[string]string{"TOOLGATE_DATA_DIR": t.TempDir()}), strings.NewReader(""), &out, &logs)
+	}()
+	re := regexp.MustCompile(`Runtime API listening on (127\.0\.0\.1:\d+)`)
+	var api string
+	for deadline := time.Now().Add(10 * time.Second); api == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			api = "http://" + m[1]
+		}
+	}
+	if api == "" {
+		cancel()
+		t.Fatalf("no runtime API line; stdout %q, logs %q", out.String(), logs.String())
+	}
+	for path, want := range map[string]int{"/api/v1/keys": 200, "/api/v1/bundle": 401, "/healthz": 404, "/login": 404} {
+		resp, err := http.Get(api + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s on the runtime API: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	// Requests it cannot read get the API's JSON errors, and no log line
+	// above debug (anyone could send them).
+	for _, tt := range []struct {
+		raw  string
+		want string
+	}{
+		{"GET /api/v1/keys HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 20<<10) + "\r\n\r\n", "HTTP/1.1 431 "},
+		{"POST /api/v1/bundle HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + strings.Repeat("a", 100000), "HTTP/1.1 413 "},
+		{"GARBAGE\r\n\r\n", "HTTP/1.1 400 "},
+	} {
+		head, body := rawRequest(t, strings.TrimPrefix(api, "http://"), tt.raw)
+		if !strings.HasPrefix(head, tt.want) || !strings.Contains(head, "Content-Type: application/json") || !strings.HasPrefix(body, `{"error":`) {
+			t.Errorf("%.30q: got %q %q, want %s with a JSON error", tt.raw, head, body, tt.want)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v after cancel", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+	if strings.Contains(logs.String(), "serving connection") || strings.Contains(logs.String(), "GARBAGE") {
+		t.Errorf("unreadable requests logged above debug: %s", logs.String())
+	}
+	for _, line := range []string{"msg=stopped server=console", `msg=stopped server="runtime API"`} {
+		if !strings.Contains(logs.String(), line) {
+			t.Errorf("no %q in the log: %s", line, logs.String())
+		}
+	}
+	if _, err := http.Get(api + "/api/v1/keys"); err == nil {
+		t.Error("the runtime API still answers after serve returned")
+	}
+}
+
+// TestServeRuntimeAPIAddressTaken: a runtime API address already in use
+// stops serve with an error naming it, before anything is served.
+func TestServeRuntimeAPIAddressTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, _, err = runCmd(t, map[string]string{"TOOLGATE_DATA_DIR": t.TempDir()}, "", "serve", "--addr", "127.0.0.1:0",
+		"--runtime-api-addr", ln.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "runtime API") || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("serve with a taken runtime API address: %v", err)
+	}
+}
+
+// rawRequest writes raw to addr and returns the response head and body
+// (read until the server closes the connection).
+func rawRequest(t *testing.T, addr, raw string) (string, string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	go func() { _, _ = io.WriteString(c, raw) }() // the server may answer before reading it all
+	b, _ := io.ReadAll(c)
+	head, body, _ := strings.Cut(string(b), "\r\n\r\n")
+	return head, body
 }

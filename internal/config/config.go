@@ -15,8 +15,12 @@ import (
 
 // Config configures `toolgate serve`.
 type Config struct {
-	Addr    string `name:"addr" env:"TOOLGATE_ADDR" default:"127.0.0.1:8080" help:"Address to listen on (host:port; port 0 picks a free one)."`
-	DataDir string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
+	Addr string `name:"addr" env:"TOOLGATE_ADDR" default:"127.0.0.1:8080" help:"Address to listen on (host:port; port 0 picks a free one)."`
+	// RuntimeAPIAddr, when set, is a second listener serving only the
+	// runtime API, on an HTTP stack built for many polling runtimes (see
+	// web.Server.RuntimeAPI). The console's own listener serves it too.
+	RuntimeAPIAddr string `name:"runtime-api-addr" env:"TOOLGATE_RUNTIME_API_ADDR" placeholder:"HOST:PORT" help:"Also serve the runtime API (/api/v1/…) on this address, on its own listener built for a fleet of polling runtimes; point runtimes' --console at it. Empty: only on --addr."`
+	DataDir        string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
 	// DatabaseURL, when set, names a PostgreSQL database used instead of
 	// DATA_DIR/toolgate.db (the data directory still holds the keys).
 	DatabaseURL   string        `name:"database-url" env:"TOOLGATE_DATABASE_URL" help:"PostgreSQL database (postgres://user:password@host:port/db?sslmode=…) instead of DATA_DIR/toolgate.db; for several console instances."`
@@ -78,6 +82,13 @@ func (c Config) Validate() error {
 	var errs []error
 	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
 		errs = append(errs, fmt.Errorf("--addr / TOOLGATE_ADDR %q: want host:port, e.g. 127.0.0.1:8080", c.Addr))
+	}
+	if c.RuntimeAPIAddr != "" {
+		if _, port, err := net.SplitHostPort(c.RuntimeAPIAddr); err != nil || port == "" {
+			errs = append(errs, fmt.Errorf("--runtime-api-addr / TOOLGATE_RUNTIME_API_ADDR %q: want host:port, e.g. 0.0.0.0:8081", c.RuntimeAPIAddr))
+		} else if c.RuntimeAPIAddr == c.Addr && port != "0" {
+			errs = append(errs, fmt.Errorf("--runtime-api-addr / TOOLGATE_RUNTIME_API_ADDR %q: the console already listens there (--addr); pick another port", c.RuntimeAPIAddr))
+		}
 	}
 	if strings.TrimSpace(c.DataDir) == "" {
 		errs = append(errs, errors.New("--data-dir / TOOLGATE_DATA_DIR is empty: name a directory"))

@@ -6,8 +6,8 @@ import (
 )
 
 // pairs are the servers compared (first / second), for each size.
-var pairs = [][2]int{{srvToolgate, srvNginx}, {srvToolgate, srvNetHTTP}, {srvNetHTTP, srvNginx},
-	{srvFastHTTP, srvNginx}, {srvFastHTTP, srvNetHTTP}}
+var pairs = [][2]int{{srvToolgate, srvNginx}, {srvToolgate, srvFastHTTP}, {srvConsole, srvNginx},
+	{srvConsole, srvNetHTTP}, {srvNetHTTP, srvNginx}, {srvFastHTTP, srvNginx}}
 
 // report prints the rates, the CPU time per 304, and the per-block ratios
 // the issue sets targets for, two ways: ratios of rates (the issue's
@@ -55,6 +55,7 @@ func report(o options, sizes []*size) {
 	}
 	flatRate := median(ratios(big.runs304[srvToolgate], small.runs304[srvToolgate]))
 	flatCPU := median(ratios(small.cpu304[srvToolgate], big.cpu304[srvToolgate]))
+	fmt.Println("toolgate: the runtime API listener (--runtime-api-addr, fasthttp); tg-console: the console's listener (--addr, net/http)")
 	fmt.Printf("target toolgate 304 >= 0.70 of nginx: rates %.2f (2 KB), %.2f (5 MB) %s; CPU per request %.2f, %.2f %s\n",
 		rate[0], rate[1], verdict(rate[0] >= 0.7 && rate[1] >= 0.7), cpu[0], cpu[1], verdict(cpu[0] >= 0.7 && cpu[1] >= 0.7))
 	fmt.Printf("target toolgate 5 MB 304 within 10 %% of 2 KB: rates %.2f %s; CPU per request %.2f %s\n",

@@ -50,8 +50,14 @@ func start(ctx context.Context, o options, s *size) (stop func(), err error) {
 		return nil, err
 	}
 	fmt.Printf("== %s bundle: %d tools, %d bytes signed, ETag %s\n", s.label, s.rec.ToolCount, len(s.rec.Signed), s.rec.ETag)
-	starts := [nServers]func() (server, error){
-		srvToolgate: func() (server, error) { return startToolgate(o, data, filepath.Join(dir, "toolgate.log")) },
+	tg, err := startToolgate(o, data, filepath.Join(dir, "toolgate.log"))
+	if err != nil {
+		return nil, fmt.Errorf("toolgate: %w", err)
+	}
+	stops = append(stops, tg.stop)
+	s.servers[srvConsole] = tg
+	s.servers[srvToolgate] = server{url: tg.apiURL, pids: tg.pids, stop: func() {}}
+	starts := map[int]func() (server, error){
 		srvNginx:    func() (server, error) { return startNginx(o, dir, file, s.token, s.rec.ETag) },
 		srvNetHTTP:  func() (server, error) { return startMinimal(s.token, s.rec) },
 		srvFastHTTP: func() (server, error) { return startFastHTTP(s.token, s.rec) },

@@ -17,24 +17,29 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-var runningRE = regexp.MustCompile(`toolgate is running at (http://\S+)`)
+var (
+	runningRE    = regexp.MustCompile(`toolgate is running at (http://\S+)`)
+	runtimeAPIRE = regexp.MustCompile(`Runtime API listening on (\S+)`)
+)
 
 // server is one running server under test: where it listens, the
 // processes whose CPU time its requests cost, and how to stop it.
 type server struct {
-	url  string
-	pids []int
-	stop func()
+	url    string
+	apiURL string // toolgate's runtime API listener
+	pids   []int
+	stop   func()
 }
 
-// startToolgate runs `toolgate serve` on a free loopback port.
+// startToolgate runs `toolgate serve` on a free loopback port, with its
+// runtime API listener on another.
 func startToolgate(o options, data, logFile string) (server, error) {
 	logf, err := os.Create(logFile)
 	if err != nil {
 		return server{}, err
 	}
 	out := &syncWriter{b: &bytes.Buffer{}}
-	cmd := exec.Command(o.toolgate, "serve", "--data-dir", data, "--addr", "127.0.0.1:0")
+	cmd := exec.Command(o.toolgate, "serve", "--data-dir", data, "--addr", "127.0.0.1:0", "--runtime-api-addr", "127.0.0.1:0")
 	cmd.Stdout, cmd.Stderr = out, logf
 	if err := cmd.Start(); err != nil {
 		return server{}, fmt.Errorf("start %s: %w", o.toolgate, err)
@@ -45,8 +50,9 @@ func startToolgate(o options, data, logFile string) (server, error) {
 		_ = logf.Close()
 	}
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if m := runningRE.FindStringSubmatch(out.String()); m != nil {
-			return server{url: m[1], pids: []int{cmd.Process.Pid}, stop: stop}, nil
+		m, a := runningRE.FindStringSubmatch(out.String()), runtimeAPIRE.FindStringSubmatch(out.String())
+		if m != nil && a != nil {
+			return server{url: m[1], apiURL: "http://" + a[1], pids: []int{cmd.Process.Pid}, stop: stop}, nil
 		}
 	}
 	stop()

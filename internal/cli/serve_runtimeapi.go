@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/toolgate/toolgate/web"
+)
+
+// runtimeAPIServer is the server of --runtime-api-addr (web.Server.
+// RuntimeAPI), with limits like the console's http.Server. Runtimes send
+// GET requests with a few short headers and no body.
+func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger) *fasthttp.Server {
+	return &fasthttp.Server{
+		Handler:                      h,
+		NoDefaultServerHeader:        true,
+		NoDefaultContentType:         true,
+		ReadTimeout:                  10 * time.Second, // the request: a head and no body
+		WriteTimeout:                 time.Minute,      // a large bundle to a slow runtime
+		IdleTimeout:                  2 * time.Minute,
+		ReadBufferSize:               16 << 10, // the largest request head accepted
+		MaxRequestBodySize:           64 << 10,
+		DisablePreParseMultipartForm: true,
+		CloseOnShutdown:              true,
+		ErrorHandler:                 web.RuntimeAPIRequestError,
+		// fasthttp logs every request it could not read (malformed, too
+		// large, cut off) with the client's bytes: anyone could fill the
+		// log at warn. net/http, the console's listener, logs none.
+		Logger: slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+	}
+}
+
+// serveFastHTTP serves fs on ln until ctx ends, then shuts down like
+// serveHTTP: requests in flight get grace to finish.
+func serveFastHTTP(ctx context.Context, logger *slog.Logger, name string, fs *fasthttp.Server, ln net.Listener, grace time.Duration) error {
+	errc := make(chan error, 1)
+	go func() { errc <- fs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "server", name)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	shutErr := fs.ShutdownWithContext(sctx)
+	if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	logger.Info("stopped", "server", name)
+	return shutErr
+}

@@ -1,0 +1,169 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"github.com/toolgate/toolgate/internal/apperr"
+)
+
+// RuntimeAPI is the runtime API (/api/v1/…) as a valyala/fasthttp
+// handler, for `serve --runtime-api-addr`: a listener of its own for a
+// fleet of runtimes, which poll GET /api/v1/bundle and are answered 304
+// almost every time. net/http spends about twice nginx's CPU on such an
+// answer (a goroutine and a background read per request, headers parsed
+// into maps); fasthttp reuses its request objects and reads headers in
+// place. See the README's "Load" figures.
+//
+// GET /api/v1/bundle with an active token is answered here, 304 or 200,
+// with exactly the headers, metrics, fleet record and log line of the
+// console's own listener. Everything else — any error, another path, an
+// older version, the keys, the metrics — goes through the same echo
+// instance the console's listener uses (fasthttpadaptor), so each answer
+// has one implementation.
+func (s *Server) RuntimeAPI() fasthttp.RequestHandler {
+	full := fasthttpadaptor.NewFastHTTPHandler(s.pub.api)
+	return func(ctx *fasthttp.RequestCtx) {
+		defer s.recoverFastHTTP(ctx)
+		if !s.bundleFastHTTP(ctx) {
+			full(ctx)
+		}
+	}
+}
+
+// bundleFastHTTP answers GET /api/v1/bundle when the token is active and a
+// bundle is published, and reports whether it did.
+func (s *Server) bundleFastHTTP(ctx *fasthttp.RequestCtx) bool {
+	if !ctx.IsGet() || string(ctx.Path()) != "/api/v1/bundle" {
+		return false
+	}
+	in := readFetchHeaders(&ctx.Request.Header)
+	cur, tokenID, ok := s.fastBundle(ctx, in.authorization)
+	if !ok {
+		return false
+	}
+	in.report.remote = ctx.RemoteIP().String()
+	s.pub.fleet.record(tokenID, in.report)
+	h := &ctx.Response.Header
+	h.SetCanonical(keyETag, []byte(cur.etag))
+	h.SetCanonical(keyCacheControl, valCacheControl)
+	h.SetCanonical(keyNoSniff, valNoSniff)
+	h.SetCanonical(keyCSP, valCSP)
+	status, level := http.StatusNotModified, slog.LevelDebug
+	if cur.notModified(in.ifNoneMatch) {
+		ctx.SetStatusCode(status)
+		s.pub.metrics.notModified.Inc()
+	} else {
+		status, level = http.StatusOK, slog.LevelInfo
+		h.SetCanonical(keyBundleVersion, []byte(cur.versionText))
+		h.SetContentType(joseType)
+		// The signed bytes never change once read: no copy per answer.
+		ctx.Response.SetBodyRaw(cur.signed)
+		s.pub.metrics.bundleResults.WithLabelValues(resultSent).Inc()
+	}
+	if log := s.deps.Logger; log.Enabled(ctx, level) {
+		log.LogAttrs(ctx, level, "request", slog.String("method", http.MethodGet), slog.String("path", "/api/v1/bundle"),
+			slog.Int("status", status), slog.Duration("latency", time.Since(ctx.Time())), slog.String("remote", ctx.RemoteIP().String()))
+	}
+	return true
+}
+
+// Response header names and values of the fast path, in canonical form:
+// SetCanonical skips the normalisation Set does on every call.
+var (
+	keyETag          = []byte("Etag")
+	keyCacheControl  = []byte("Cache-Control")
+	keyNoSniff       = []byte("X-Content-Type-Options")
+	keyCSP           = []byte("Content-Security-Policy")
+	keyBundleVersion = []byte(headerBundleVersion)
+	valCacheControl  = []byte(apiCacheControl)
+	valNoSniff       = []byte("nosniff")
+	valCSP           = []byte(apiCSP)
+)
+
+// fetchHeaders are the request headers the fast path reads.
+type fetchHeaders struct {
+	authorization, ifNoneMatch string
+	report                     fetchReport // remote not set
+}
+
+// readFetchHeaders reads them in one pass over the request's headers,
+// whose names fasthttp stored in canonical form when it parsed them; a
+// Peek per header would normalise its key every time. A repeated header
+// counts by its first value, as net/http's Header.Get does.
+func readFetchHeaders(h *fasthttp.RequestHeader) fetchHeaders {
+	var f fetchHeaders
+	for k, v := range h.All() {
+		var dst *string
+		switch string(k) {
+		case "Authorization":
+			dst = &f.authorization
+		case "If-None-Match":
+			dst = &f.ifNoneMatch
+		case headerInstanceID:
+			dst = &f.report.instance
+		case headerRuntimeName:
+			dst = &f.report.name
+		case headerBundleVersion:
+			dst = &f.report.version
+		case headerRefused:
+			dst = &f.report.refused
+		default:
+			continue
+		}
+		if *dst == "" {
+			*dst = string(v)
+		}
+	}
+	return f
+}
+
+// RuntimeAPIRequestError answers a request the runtime API listener could
+// not read (fasthttp.Server.ErrorHandler) in the API's JSON vocabulary,
+// like every other API error: 431 for a request head over the read
+// buffer, 413 for a body over the limit (the API takes none), 408 for a
+// client too slow to send its request, 400 for anything malformed.
+func RuntimeAPIRequestError(ctx *fasthttp.RequestCtx, err error) {
+	var (
+		small *fasthttp.ErrSmallBuffer
+		nerr  net.Error
+	)
+	status, body := http.StatusBadRequest, apiErrorBody{Error: apperr.Invalid, Message: "The request is not valid HTTP/1.1."}
+	switch {
+	case errors.As(err, &small):
+		status, body.Message = http.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large."
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		status, body = http.StatusRequestEntityTooLarge, apiErrorBody{Error: apperr.TooLarge, Message: "The runtime API takes no request body this large."}
+	case errors.As(err, &nerr) && nerr.Timeout():
+		status, body.Message = http.StatusRequestTimeout, "The request took too long to arrive."
+	}
+	b, _ := json.Marshal(body)
+	ctx.Response.Reset()
+	ctx.SetStatusCode(status)
+	ctx.SetContentType("application/json")
+	ctx.SetBody(b)
+}
+
+// recoverFastHTTP turns a panic on the fast path into the API's 500 (the
+// echo path has its own recovery): fasthttp, unlike net/http, would let it
+// end the process.
+func (s *Server) recoverFastHTTP(ctx *fasthttp.RequestCtx) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	s.deps.Logger.Error("panic serving the runtime API", "path", string(ctx.Path()), "panic", fmt.Sprint(v))
+	ctx.Response.Reset()
+	ctx.SetStatusCode(http.StatusInternalServerError)
+	ctx.SetContentType("application/json")
+	body, _ := json.Marshal(apiErrorBody{Error: apperr.Internal, Message: apperr.MessageOf(errors.New("internal"))})
+	ctx.SetBody(body)
+}
