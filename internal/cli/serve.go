@@ -147,23 +147,32 @@ func serveBoth(ctx context.Context, logger *slog.Logger, hs *http.Server, ln net
 // shutdown's error (context.DeadlineExceeded when grace ran out). name
 // tells the servers of one process apart in the log.
 func serveHTTP(ctx context.Context, logger *slog.Logger, name string, hs *http.Server, ln net.Listener, grace time.Duration) error {
+	return serveUntilDone(ctx, logger, name, ln, grace, hs.Serve, func(ctx context.Context) error {
+		err := hs.Shutdown(ctx)
+		if err != nil {
+			_ = hs.Close()
+		}
+		return err
+	})
+}
+
+// serveUntilDone runs serve on ln until ctx ends, then shutdown with a
+// fresh grace period: ctx is already done, yet requests in flight still
+// deserve their grace.
+func serveUntilDone(ctx context.Context, logger *slog.Logger, name string, ln net.Listener, grace time.Duration,
+	serve func(net.Listener) error, shutdown func(context.Context) error) error {
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down", "server", name)
-	// A fresh deadline: ctx is already done, yet requests in flight still
-	// deserve their grace.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
-	shutErr := hs.Shutdown(sctx)
-	if shutErr != nil {
-		_ = hs.Close()
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+	shutErr := shutdown(sctx)
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 		return err
 	}
 	logger.Info("stopped", "server", name)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net"
 	"time"
@@ -38,20 +37,5 @@ func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger) *fasthttp.
 // serveFastHTTP serves fs on ln until ctx ends, then shuts down like
 // serveHTTP: requests in flight get grace to finish.
 func serveFastHTTP(ctx context.Context, logger *slog.Logger, name string, fs *fasthttp.Server, ln net.Listener, grace time.Duration) error {
-	errc := make(chan error, 1)
-	go func() { errc <- fs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down", "server", name)
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
-	defer cancel()
-	shutErr := fs.ShutdownWithContext(sctx)
-	if err := <-errc; err != nil && !errors.Is(err, net.ErrClosed) {
-		return err
-	}
-	logger.Info("stopped", "server", name)
-	return shutErr
+	return serveUntilDone(ctx, logger, name, ln, grace, fs.Serve, fs.ShutdownWithContext)
 }

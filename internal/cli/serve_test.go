@@ -71,15 +71,7 @@ func serveFirstRunAndShutdown(t *testing.T, engine store.Engine) {
 		}
 		resp.Body.Close()
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v after cancel", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not shut down")
-	}
+	stopServe(t, cancel, done)
 	if !strings.Contains(logs.String(), "stopped") || !strings.Contains(logs.String(), "path=/healthz") {
 		t.Errorf("logs lack shutdown or request lines: %s", logs.String())
 	}
@@ -237,15 +229,7 @@ func TestServeRuntimeAPIListener(t *testing.T) {
 			t.Errorf("%.30q: got %q %q, want %s with a JSON error", tt.raw, head, body, tt.want)
 		}
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v after cancel", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not shut down")
-	}
+	stopServe(t, cancel, done)
 	if strings.Contains(logs.String(), "serving connection") || strings.Contains(logs.String(), "GARBAGE") {
 		t.Errorf("unreadable requests logged above debug: %s", logs.String())
 	}
@@ -288,4 +272,19 @@ func rawRequest(t *testing.T, addr, raw string) (string, string) {
 	b, _ := io.ReadAll(c)
 	head, body, _ := strings.Cut(string(b), "\r\n\r\n")
 	return head, body
+}
+
+// stopServe cancels a serve started with done and waits for it to return
+// nil.
+func stopServe(t *testing.T, cancel func(), done <-chan error) {
+	t.Helper()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v after cancel", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
 }
