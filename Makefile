@@ -207,7 +207,7 @@ bench-console: build bench-tools ## console under load: 50 signed-in viewers (wr
 	$(GO) run ./internal/bench/console --bin $(BENCH_BIN)
 
 .PHONY: bench-bundle-api
-bench-bundle-api: build bench-tools ## GET /api/v1/bundle 304 (ABBA rounds) and 200, 2 KB and 5 MB, vs nginx, net/http, fasthttp: rates and CPU/request ratios (BENCH_FLAGS="-d 2s -rounds 8")
+bench-bundle-api: build bench-tools ## GET /api/v1/bundle 304 (ABBA rounds) and 200, 2 KB and 5 MB, toolgate (runtime API and console listeners) vs nginx, net/http, fasthttp: rates and CPU/request ratios (BENCH_FLAGS="-d 2s -rounds 8")
 	$(GO) run ./internal/bench/bundleapi -toolgate bin/toolgate -nginx $(NGINX) -wrk $(WRK) $(BENCH_FLAGS)
 .PHONY: bench-cluster
 bench-cluster: postgres ## publish/approval p50, p99, ops/s: SQLite 1 console vs PostgreSQL 1 and 2 consoles (ratios)
