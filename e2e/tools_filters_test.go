@@ -110,6 +110,19 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 	must(t, err)
 	visible(t, page.GetByTestId("tools-count").GetByText("1 tools"))
 	wantText(t, summary, "Filters (2)")
+	// The sort select is swapped with the results (to follow a header's
+	// sort) yet keeps the focus.
+	must(t, byLabel(page, "Sort by").Focus())
+	_, err = page.Evaluate(`() => { document.getElementById("filter-sort").oldOne = true; }`)
+	must(t, err)
+	_, err = byLabel(page, "Sort by").SelectOption(playwright.SelectOptionValues{Values: &[]string{"path"}})
+	must(t, err)
+	must(t, page.WaitForURL("**/tools?method=DELETE&sort=path&source=orders"))
+	_, err = page.WaitForFunction(`() => !document.getElementById("filter-sort").oldOne`, nil)
+	must(t, err)
+	if id, err := page.Evaluate(`() => document.activeElement.id`); err != nil || id != "filter-sort" {
+		t.Errorf("after sorting, the focus is on %q (%v), want the sort select", id, err)
+	}
 
 	// After a reload the disclosure is open, with the count and the choices.
 	_, err = page.Reload()
@@ -141,6 +154,20 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 		t.Errorf("desktop filter controls at tops %v, want 6 on one row", v)
 	}
 	shotScreen(t, desk, "desktop")
+
+	// A column header's sort (HTMX) is kept by the next filter change,
+	// which submits the form and its hidden sort select.
+	must(t, desk.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Path", Exact: playwright.Bool(true)}).Click())
+	must(t, desk.WaitForURL("**/tools?sort=path"))
+	must(t, desk.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Path", Exact: playwright.Bool(true)}).Click())
+	must(t, desk.WaitForURL("**/tools?dir=desc&sort=path"))
+	_, err = byLabel(desk, "Risk class").SelectOption(playwright.SelectOptionValues{Values: &[]string{"READ"}})
+	must(t, err)
+	if err := desk.WaitForURL("**/tools?class=READ&dir=desc&sort=path"); err != nil {
+		v, _ := desk.Evaluate(`() => document.getElementById("filter-sort").outerHTML + document.getElementById("filter-dir").outerHTML`)
+		t.Fatalf("after a header sort and a filter the URL is %s (%v); form: %v", desk.URL(), err, v)
+	}
+	visible(t, desk.Locator("th[aria-sort=descending]").GetByText("Path"))
 }
 
 // byLabel is the control labelled exactly name (the tool rows' checkboxes

@@ -82,14 +82,26 @@ func TestToolsFilterDisclosure(t *testing.T) {
 		})
 	}
 
-	// HTMX replaces the results only; the summary's count comes out of band.
-	for _, tt := range []struct{ query, count string }{{"?source=pets&method=get", "(2)"}, {"?q=pet", ""}} {
+	// HTMX replaces the results only; the summary's count and the sort
+	// (a column header's choice, which the form submits next) come out of
+	// band.
+	for _, tt := range []struct {
+		query, count, sort string
+		dirs               int
+	}{
+		{"?source=pets&method=get", "(2)", "name", 0},
+		{"?q=pet&sort=path&dir=desc", "", "path", 1},
+	} {
 		t.Run("htmx"+tt.query, func(t *testing.T) {
 			frag := a.get("/tools"+tt.query, "viewer", map[string]string{"HX-Request": "true"})
 			wantHTML(t, frag,
 				in("[data-testid=tools-table]"),
 				none("form[data-testid=tool-filters]"),
 				in(`#filter-count[hx-swap-oob="true"]`, textIs(tt.count)),
+				count(`select#filter-sort[name=sort][hx-swap-oob="true"] option[selected]`, 1),
+				in(`select#filter-sort option[selected]`, hasAttr("value", tt.sort)),
+				count(`span#filter-dir[hx-swap-oob="true"]`, 1),
+				count(`#filter-dir input[name=dir][value=desc]`, tt.dirs),
 			)
 		})
 	}
