@@ -62,7 +62,7 @@ func hidden(t *testing.T, loc playwright.Locator) {
 // the sort, the five selects behind a closed "Filters" disclosure, and the
 // first tool without scrolling. The disclosure opens from the keyboard; a
 // select narrows the list through HTMX and the summary counts it, after a
-// reload too (then open). On a laptop the selects show with no disclosure.
+// reload too (then open).
 func TestToolsFiltersOnAPhone(t *testing.T) {
 	a := startApp(t)
 	password := seedFilterTools(t, a)
@@ -78,8 +78,30 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 	noWideElements(t, page, "/tools")
 	shotScreen(t, page, "closed")
 
-	// Keyboard: Tab from the search reaches the sort, then the summary;
-	// Enter opens it, Space closes and opens it again.
+	toggleFiltersByKeyboard(t, page)
+	shotScreen(t, page, "open")
+	narrowByHTMX(t, page, summary)
+	sortKeepsFocus(t, page)
+
+	// After a reload the disclosure is open, with the count and the choices.
+	_, err := page.Reload()
+	must(t, err)
+	wantText(t, summary, "Filters (2)")
+	if !isOpen(t, page) {
+		t.Error("the disclosure is closed after a reload with two filters")
+	}
+	if v, err := byLabel(page, "Source").InputValue(); err != nil || v != "orders" {
+		t.Errorf("Source after reload: %q (%v), want orders", v, err)
+	}
+	visible(t, page.GetByTestId("tools-count").GetByText("1 tools"))
+	noWideElements(t, page, "/tools (filtered)")
+	shotScreen(t, page, "filtered-reloaded")
+}
+
+// toggleFiltersByKeyboard: Tab from the search reaches the sort, then the
+// summary; Enter opens it, Space closes and opens it again.
+func toggleFiltersByKeyboard(t *testing.T, page playwright.Page) {
+	t.Helper()
 	must(t, byLabel(page, "Search").Focus())
 	must(t, page.Keyboard().Press("Tab"))
 	must(t, page.Keyboard().Press("Tab"))
@@ -92,10 +114,12 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 	hidden(t, byLabel(page, "Risk class"))
 	must(t, page.Keyboard().Press("Space"))
 	visible(t, byLabel(page, "Source"))
-	shotScreen(t, page, "open")
+}
 
-	// A select narrows the list in place (the page is not reloaded: the
-	// marker survives) and the summary counts it.
+// narrowByHTMX: two selects narrow the list in place (the page is not
+// reloaded: a marker survives) and the summary counts them.
+func narrowByHTMX(t *testing.T, page playwright.Page, summary playwright.Locator) {
+	t.Helper()
 	_, err := page.Evaluate(`() => { window.toolgateNoReload = true; }`)
 	must(t, err)
 	_, err = byLabel(page, "Source").SelectOption(playwright.SelectOptionValues{Values: &[]string{"orders"}})
@@ -103,17 +127,21 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 	visible(t, page.GetByTestId("tools-count").GetByText("5 tools"))
 	must(t, page.WaitForURL("**/tools?source=orders"))
 	wantText(t, summary, "Filters (1)")
-	if v, err := page.Evaluate(`() => window.toolgateNoReload === true`); err != nil || v != true {
-		t.Errorf("choosing a filter reloaded the page (%v), want an HTMX swap", err)
-	}
 	_, err = byLabel(page, "Method").SelectOption(playwright.SelectOptionValues{Values: &[]string{"DELETE"}})
 	must(t, err)
 	visible(t, page.GetByTestId("tools-count").GetByText("1 tools"))
 	wantText(t, summary, "Filters (2)")
-	// The sort select is swapped with the results (to follow a header's
-	// sort) yet keeps the focus.
+	if v, err := page.Evaluate(`() => window.toolgateNoReload === true`); err != nil || v != true {
+		t.Errorf("choosing a filter reloaded the page (%v), want an HTMX swap", err)
+	}
+}
+
+// sortKeepsFocus: the sort select is swapped with the results (to follow
+// a header's sort) yet keeps the focus.
+func sortKeepsFocus(t *testing.T, page playwright.Page) {
+	t.Helper()
 	must(t, byLabel(page, "Sort by").Focus())
-	_, err = page.Evaluate(`() => { document.getElementById("filter-sort").oldOne = true; }`)
+	_, err := page.Evaluate(`() => { document.getElementById("filter-sort").oldOne = true; }`)
 	must(t, err)
 	_, err = byLabel(page, "Sort by").SelectOption(playwright.SelectOptionValues{Values: &[]string{"path"}})
 	must(t, err)
@@ -123,22 +151,15 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 	if id, err := page.Evaluate(`() => document.activeElement.id`); err != nil || id != "filter-sort" {
 		t.Errorf("after sorting, the focus is on %q (%v), want the sort select", id, err)
 	}
+}
 
-	// After a reload the disclosure is open, with the count and the choices.
-	_, err = page.Reload()
-	must(t, err)
-	wantText(t, summary, "Filters (2)")
-	if !isOpen(t, page) {
-		t.Error("the disclosure is closed after a reload with two filters")
-	}
-	if v, err := byLabel(page, "Source").InputValue(); err != nil || v != "orders" {
-		t.Errorf("Source after reload: %q (%v), want orders", v, err)
-	}
-	visible(t, page.GetByTestId("tools-count").GetByText("1 tools"))
-	noWideElements(t, page, "/tools (filtered)")
-	shotScreen(t, page, "filtered-reloaded")
-
-	// A laptop: the selects show at once, no disclosure to open.
+// TestToolsFiltersOnALaptop: at 1280×800 the five selects and the search
+// show on one row with no disclosure to open, and a column header's sort
+// (HTMX) is kept by the next filter change, which submits the form with
+// its hidden sort select.
+func TestToolsFiltersOnALaptop(t *testing.T) {
+	a := startApp(t)
+	password := seedFilterTools(t, a)
 	_, desk := a.signIn(t, desktop, "admin@example.com", password)
 	must(t, goTo(desk, "/tools"))
 	for _, label := range []string{"Source", "Risk class", "Method", "Tag", "Exposure", "Search"} {
@@ -146,7 +167,6 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 	}
 	hidden(t, desk.GetByTestId("more-filters").Locator("summary"))
 	hidden(t, byLabel(desk, "Sort by"))
-	// One row: every filter's top edge level with the search's.
 	v, err := desk.Evaluate(`() => [...document.querySelectorAll('[data-testid=tool-filters] select, [data-testid=tool-filters] input[type=search]')]
 		.filter(e => e.checkVisibility()).map(e => Math.round(e.getBoundingClientRect().top))`)
 	must(t, err)
@@ -155,11 +175,10 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 	}
 	shotScreen(t, desk, "desktop")
 
-	// A column header's sort (HTMX) is kept by the next filter change,
-	// which submits the form and its hidden sort select.
-	must(t, desk.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Path", Exact: playwright.Bool(true)}).Click())
+	pathHeader := desk.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Path", Exact: playwright.Bool(true)})
+	must(t, pathHeader.Click())
 	must(t, desk.WaitForURL("**/tools?sort=path"))
-	must(t, desk.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Path", Exact: playwright.Bool(true)}).Click())
+	must(t, pathHeader.Click())
 	must(t, desk.WaitForURL("**/tools?dir=desc&sort=path"))
 	_, err = byLabel(desk, "Risk class").SelectOption(playwright.SelectOptionValues{Values: &[]string{"READ"}})
 	must(t, err)
@@ -168,6 +187,7 @@ func TestToolsFiltersOnAPhone(t *testing.T) {
 		t.Fatalf("after a header sort and a filter the URL is %s (%v); form: %v", desk.URL(), err, v)
 	}
 	visible(t, desk.Locator("th[aria-sort=descending]").GetByText("Path"))
+	shotScreen(t, desk, "header-sort-kept")
 }
 
 // byLabel is the control labelled exactly name (the tool rows' checkboxes
