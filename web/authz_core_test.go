@@ -4,12 +4,12 @@ package web
 // with an init that appends to authzCases (see authz_test.go).
 func init() {
 	const (
-		ok     = 200
-		see    = 303 // redirect: to the sign-in page for anonymous GETs, or after a POST
-		bad    = 400 // empty form refused as invalid
-		unauth = 401
-		forbid = 403
-		gone   = 404
+		ok       = 200
+		see      = 303 // redirect: to the sign-in page for anonymous GETs, or after a POST
+		bad      = 400 // empty form refused as invalid
+		unauth   = 401
+		forbid   = 403
+		conflict = 409
 	)
 	authzCases = append(authzCases, []authzCase{
 		{"GET", "/healthz", ok, ok, ok, ok},
@@ -18,8 +18,10 @@ func init() {
 		{"GET", "/favicon.ico", ok, ok, ok, ok},
 		{"GET", "/login", ok, see, see, see},
 		{"POST", "/login", unauth, unauth, unauth, unauth},
-		{"GET", "/setup", gone, gone, gone, gone}, // users exist: the setup link is dead
-		{"POST", "/setup", gone, gone, gone, gone},
+		// Users exist: any setup link answers "Setup is already done", and
+		// a POST is refused (409) without creating anyone.
+		{"GET", "/setup", ok, ok, ok, ok},
+		{"POST", "/setup", conflict, conflict, conflict, conflict},
 
 		{"POST", "/logout", unauth, see, see, see},
 		{"GET", "/account", see, ok, ok, ok},

@@ -27,7 +27,7 @@ func (s *Server) toolsList(c echo.Context) error {
 		// The filter form would push every field, empty ones included;
 		// the address bar gets the same short URL the links use.
 		c.Response().Header().Set("HX-Push-Url", toolsURL(q))
-		return render(c, http.StatusOK, views.ToolsResults(results))
+		return render(c, http.StatusOK, views.ToolsResultsSwap(results, filterVM(q)))
 	}
 	facets, err := s.deps.Store.ListToolFacets(ctx)
 	if err != nil {

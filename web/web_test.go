@@ -98,8 +98,15 @@ func TestFirstRunSetup(t *testing.T) {
 	if a.srv.SetupURL() != "" {
 		t.Error("setup link still offered")
 	}
-	wantStatus(t, a.do(request{method: "GET", path: "/setup?token=" + token}), 404)
-	wantStatus(t, a.do(request{method: "POST", path: "/setup", form: form, csrf: true}), 404)
+	// The used link now says setup is done, and a second POST creates no one.
+	rec = a.do(request{method: "GET", path: "/setup?token=" + token})
+	wantStatus(t, rec, 200)
+	wantHTML(t, rec.Body.String(), in("[data-testid=setup-done] h1", textIs("Setup is already done")), none("form[action='/setup']"))
+	form.Set("email", "second@example.com")
+	wantStatus(t, a.do(request{method: "POST", path: "/setup", form: form, csrf: true}), 409)
+	if n, err := a.db.CountUsers(context.Background()); err != nil || n != 1 {
+		t.Errorf("%d users after a second setup POST (%v), want 1", n, err)
+	}
 }
 
 func TestLogin(t *testing.T) {

@@ -100,6 +100,12 @@ func testTwoConsoles(t *testing.T, postgres bool) {
 	t.Cleanup(upstream.Close)
 	// People on A: setup link, users, sign-in (CSRF cookies from A).
 	c := people(t, cl.a, cl.setupLink)
+	// B printed its own link while there were no users; A's was used first,
+	// so B's now says setup is done (and creates no one).
+	linkB := cl.procs[1].await(t, setupLink)
+	if p := newBrowser(t, cl.b).open(linkB); !strings.Contains(p.mainText(), "Setup is already done") {
+		t.Errorf("B's setup link after setup on A: %.300s", p.mainText())
+	}
 	c.importSample(upstream.URL)
 	c.expose("getOrder")
 
