@@ -1,10 +1,13 @@
 package web
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // allocWriter is a ResponseWriter that reuses its header map, so that
@@ -72,6 +75,39 @@ func TestHeaderKeysCanonical(t *testing.T) {
 		h.Set(k, "v")
 		if headerValue(h, k) != "v" {
 			t.Errorf("headerValue(%q) misses the header", k)
+		}
+	}
+}
+
+// TestFastHTTPPathAllocatesNothing: the same for the runtime API
+// listener's fast path (bundleFastHTTP) answering 304.
+func TestFastHTTPPathAllocatesNothing(t *testing.T) {
+	a, _ := newAPIApp(t, time.Hour)
+	a.exposeTool("list_orders")
+	token := a.token("edge")
+	v1 := a.publish("first")
+	for _, inm := range []string{v1.ETag, "W/" + v1.ETag} {
+		var req fasthttp.Request
+		req.SetRequestURI("/api/v1/bundle")
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("If-None-Match", inm)
+		req.Header.Set(headerInstanceID, "pod-1")
+		req.Header.Set(headerRuntimeName, "checkout")
+		req.Header.Set(headerBundleVersion, "1")
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}, nil)
+		if !a.srv.bundleFastHTTP(&ctx) {
+			t.Fatal("fast path declined")
+		}
+		a.srv.pub.fleet.flush(t.Context())
+		allocs := testing.AllocsPerRun(200, func() {
+			ctx.Response.Reset()
+			if !a.srv.bundleFastHTTP(&ctx) {
+				t.Fatal("fast path declined")
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("If-None-Match %s: the fast path allocates %v times per request", inm, allocs)
 		}
 	}
 }

@@ -128,7 +128,9 @@ func etagMatches(header, etag string) bool {
 	if header == "" || etag == "" {
 		return false
 	}
-	for t := range strings.SplitSeq(header, ",") {
+	for header != "" {
+		var t string
+		t, header, _ = strings.Cut(header, ",")
 		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
 		if t == "*" || t == etag {
 			return true

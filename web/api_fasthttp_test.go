@@ -238,3 +238,42 @@ func rawHTTP(t *testing.T, addr, raw string) string {
 	b, _ := io.ReadAll(c)
 	return string(b)
 }
+
+// TestRuntimeAPIFastPathKeepsNoBorrowedBytes: the fast path reads header
+// values without copying them (borrow); what the fleet recorder keeps must
+// be its own copy, unchanged when fasthttp reuses the request's buffers.
+func TestRuntimeAPIFastPathKeepsNoBorrowedBytes(t *testing.T) {
+	a := newPublishApp(t)
+	token := a.token("edge")
+	a.exposeTool("list_orders")
+	v1 := a.publish("first")
+	var req fasthttp.Request
+	req.SetRequestURI("/api/v1/bundle")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("If-None-Match", v1.ETag)
+	req.Header.Set(headerInstanceID, "instance-aaaa")
+	req.Header.Set(headerRuntimeName, "name-aaaa")
+	req.Header.Set(headerRefused, "refused-aaaa")
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(10, 1, 2, 3), Port: 9}, nil)
+	if !a.srv.bundleFastHTTP(&ctx) || ctx.Response.StatusCode() != 304 {
+		t.Fatalf("not answered 304: %d", ctx.Response.StatusCode())
+	}
+	// Same lengths: fasthttp overwrites the values in place (ctx holds a
+	// copy of req).
+	ctx.Request.Header.Set(headerInstanceID, "instance-bbbb")
+	ctx.Request.Header.Set(headerRuntimeName, "name-bbbb")
+	ctx.Request.Header.Set(headerRefused, "refused-bbbb")
+	f := a.srv.pub.fleet
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.pending) != 1 {
+		t.Fatalf("pending %v", f.pending)
+	}
+	for k, fe := range f.pending {
+		if k.instance != "instance-aaaa" || fe.InstanceID != "instance-aaaa" || fe.Name != "name-aaaa" ||
+			fe.Refused != "refused-aaaa" || fe.RemoteAddr != "10.1.2.3" {
+			t.Errorf("kept %+v / %+v: changed with the request's buffer", k, fe)
+		}
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -55,7 +57,7 @@ type fleetKey struct {
 }
 
 type fleetWrite struct {
-	fetch store.RuntimeFetch // At zeroed: what was reported
+	fetch store.RuntimeFetch // At and RemoteAddr zeroed: what was reported
 	at    time.Time
 }
 
@@ -80,10 +82,13 @@ func newFleetRecorder(db *store.DB, log *slog.Logger, m *apiMetrics) *fleetRecor
 
 // fetchReport is what a runtime's request says about it: its
 // identification headers and where it came from, as strings, whichever
-// HTTP stack read them.
+// HTTP stack read them. On the fasthttp listener they are borrowed from
+// the request's buffer (see borrow): valid only while the request is
+// served, so record copies whatever it keeps.
 type fetchReport struct {
 	instance, name, version, refused string
-	remote                           string // host only
+	remote                           string     // host only, from net/http
+	remoteIP                         netip.Addr // from fasthttp, made text only when written
 }
 
 // reportOf reads r's identification headers; it allocates nothing.
@@ -99,10 +104,12 @@ func reportOf(r *http.Request) fetchReport {
 
 // record notes a fetch by token, in memory. An unchanged report of a
 // recently written instance (the common case: a runtime polling)
-// allocates nothing.
+// allocates nothing. The address the fetch came from is not part of the
+// report compared: an instance that only moved is written with its new
+// address within fleetWriteEvery, like any instance still polling.
 func (f *fleetRecorder) record(tokenID int64, rep fetchReport) {
 	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(rep.instance, 128),
-		Name: cleanHeader(rep.name, 128), RemoteAddr: rep.remote, Refused: cleanHeader(rep.refused, maxRefusedBytes)}
+		Name: cleanHeader(rep.name, 128), Refused: cleanHeader(rep.refused, maxRefusedBytes)}
 	fetch.Version = reportedVersion(rep.version)
 	key := fleetKey{token: tokenID, instance: fetch.InstanceID}
 	now := f.now()
@@ -118,7 +125,12 @@ func (f *fleetRecorder) record(tokenID int64, rep fetchReport) {
 		return
 	}
 	fetch.At = now
-	f.pending[key] = fetch
+	fetch.InstanceID, fetch.Name = strings.Clone(fetch.InstanceID), strings.Clone(fetch.Name)
+	fetch.RemoteAddr, fetch.Refused = strings.Clone(rep.remote), strings.Clone(fetch.Refused)
+	if fetch.RemoteAddr == "" && rep.remoteIP.IsValid() {
+		fetch.RemoteAddr = rep.remoteIP.Unmap().String()
+	}
+	f.pending[fleetKey{token: tokenID, instance: fetch.InstanceID}] = fetch
 }
 
 // flush writes the pending fetches in one transaction. A failed write is
@@ -158,7 +170,7 @@ func (f *fleetRecorder) flush(ctx context.Context) {
 	}
 	for k, fe := range batch {
 		at := fe.At
-		fe.At = time.Time{}
+		fe.At, fe.RemoteAddr = time.Time{}, ""
 		f.written[k] = fleetWrite{fetch: fe, at: at}
 	}
 }

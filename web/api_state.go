@@ -42,8 +42,10 @@ type servedBundle struct {
 	signed      []byte
 	local       uint64 // store.LocalBundleChanges when it was read
 	// etagHeader is etag as a header value, built once (the fast path
-	// assigns it without allocating).
-	etagHeader []string
+	// assigns it without allocating); etagBytes and versionBytes are
+	// etag and versionText for the fasthttp listener, likewise.
+	etagHeader              []string
+	etagBytes, versionBytes []byte
 }
 
 // tokenIndex is the active runtime tokens by the SHA-256 of their value
@@ -102,6 +104,7 @@ func (st *apiState) refreshBundle(ctx context.Context) (*servedBundle, error) {
 		}
 		b.versionText, b.etag, b.signed = strconv.FormatInt(v, 10), rec.ETag, []byte(rec.Signed)
 		b.etagHeader = []string{rec.ETag}
+		b.etagBytes, b.versionBytes = []byte(b.etag), []byte(b.versionText)
 	}
 	st.bundle.Store(b)
 	return b, nil
