@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -68,14 +69,17 @@ func packOperation(op *openapi.Operation, blobs map[string]string) (string, erro
 	return string(raw), nil
 }
 
-// storeBlobs stores the schemas packOperation set apart; a schema already
-// stored (by an earlier import or another source) is kept as it is.
-func storeBlobs(ctx context.Context, tx *sqlx.Tx, blobs map[string]string) error {
-	for id, body := range blobs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_blobs (sha256, body) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING`,
-			id, body); err != nil {
-			return fmt.Errorf("store schema: %w", err)
-		}
+// storeBlobs stores the schemas packOperation set apart, in id order; a
+// schema already stored (by an earlier import or another source) is kept
+// as it is.
+func (db *DB) storeBlobs(ctx context.Context, tx *sqlx.Tx, blobs map[string]string) error {
+	rows := make([][]any, 0, len(blobs))
+	for _, id := range slices.Sorted(maps.Keys(blobs)) {
+		rows = append(rows, []any{id, blobs[id]})
+	}
+	if err := db.execBatches(ctx, tx, batchSQL{head: `INSERT INTO schema_blobs (sha256, body) VALUES `, row: `(?, ?)`,
+		tail: ` ON CONFLICT (sha256) DO NOTHING`}, rows); err != nil {
+		return fmt.Errorf("store schema: %w", err)
 	}
 	return nil
 }

@@ -97,6 +97,10 @@ type DB struct {
 	// afterPublishBuild, when set (tests), runs between building a bundle
 	// and storing it.
 	afterPublishBuild func()
+	// batchParams, when set (tests), lowers the bind parameters a batched
+	// statement may carry (maxBindParams), so a small import is written in
+	// many statements (batch.go).
+	batchParams int
 	// ApproverIndependence is how long an account the requester created,
 	// promoted, re-enabled or reset cannot approve their requests (R10);
 	// Open sets DefaultApproverIndependence.
