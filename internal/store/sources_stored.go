@@ -45,6 +45,13 @@ func loadStored(ctx context.Context, tx *sqlx.Tx, where string, args ...any) ([]
 	out := make([]importer.Stored, len(rows))
 	versions := make([]int, len(rows))
 	blobs := newBlobReader(tx)
+	ops := make([]string, len(rows))
+	for i, r := range rows {
+		ops[i] = r.OpJSON
+	}
+	if err := blobs.prefetch(ctx, ops); err != nil {
+		return nil, nil, err
+	}
 	for i, r := range rows {
 		s := importer.Stored{Name: r.Name, OpKey: r.OpKey, Overridden: r.OverrideBy != "", Removed: r.RemovedAt != nil, Exposed: r.Exposed}
 		opJSON, err := blobs.unpack(ctx, r.OpJSON)
