@@ -94,7 +94,7 @@ func (b batchSQL) statement(chunk [][]any) (string, []any) {
 func (db *DB) execBatches(ctx context.Context, tx *sqlx.Tx, b batchSQL, rows [][]any) error {
 	for _, chunk := range db.chunks(b, rows) {
 		q, args := b.statement(chunk)
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, q, db.unprepared(len(chunk), args)...); err != nil {
 			return err
 		}
 	}
@@ -108,7 +108,7 @@ func (db *DB) execBatches(ctx context.Context, tx *sqlx.Tx, b batchSQL, rows [][
 func (db *DB) queryBatches(ctx context.Context, tx *sqlx.Tx, b batchSQL, rows [][]any, scan func(*sqlx.Rows) error) error {
 	for _, chunk := range db.chunks(b, rows) {
 		q, args := b.statement(chunk)
-		if err := queryEach(ctx, tx, q, args, scan); err != nil {
+		if err := queryEach(ctx, tx, q, db.unprepared(len(chunk), args), scan); err != nil {
 			return err
 		}
 	}
