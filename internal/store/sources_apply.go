@@ -2,14 +2,12 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/importer"
-	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
@@ -50,9 +48,9 @@ func nonNil[T any](s []T) []T {
 // write lock is held): the stored tools are read once, the tools the
 // document still has are updated and the removed ones marked (updates
 // first: a moved operation frees its old op key before a new operation may
-// take it), then what each change records (audit entries, void requests,
-// suspensions) follows in plan order, and the added tools are inserted
-// last. Audit entries go to q, flushed by the caller.
+// take it), then what each change records (audit entries, void requests)
+// follows in plan order, the suspensions are written together, and the
+// added tools are inserted last. Audit entries go to q, flushed by the caller.
 // planned holds every tool's columns, encoded before the transaction
 // (planColumns).
 func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, q *auditQueue, actor string, sourceID int64, p *importer.Plan, planned *plannedColumns) error {
@@ -75,19 +73,23 @@ func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, q *auditQueue, actor s
 	if err != nil {
 		return err
 	}
+	var suspend []suspension
 	for _, c := range p.Changes {
 		if c.Kind == importer.Changed {
 			q.add(audit.Entry{Actor: actor, Action: "tool.reimport_change", Subject: SubjectTool(c.Tool),
 				Before: auditJSON(map[string]any{"op": c.Before.OpKey, "class": c.Before.Class}),
 				After:  auditJSON(map[string]any{"op": c.OpKey, "class": c.Class, "fields": c.Fields, "definition": c.Definition})})
 		}
-		err := db.applyDefinition(ctx, tx, q, actor, c, stored[c.Tool].ID, reqs)
-		if err == nil && c.Suspend != "" {
-			err = db.suspendToolTo(ctx, tx, q, actor, c.Tool, c.Suspend)
-		}
-		if err != nil {
+		if err := db.applyDefinition(ctx, tx, q, actor, c, stored[c.Tool].ID, reqs); err != nil {
 			return fmt.Errorf("%s tool %s: %w", c.Kind, c.Tool, err)
 		}
+		if c.Suspend != "" {
+			suspend = append(suspend, suspension{tool: c.Tool, reason: c.Suspend})
+			q.add(suspendAudit(actor, c.Tool, c.Suspend))
+		}
+	}
+	if err := db.suspendTools(ctx, tx, actor, suspend); err != nil {
+		return err
 	}
 	return db.insertTools(ctx, tx, sourceID, p.Of(importer.Added), planned.tools, rec.Defaults, now)
 }
@@ -127,40 +129,4 @@ func toolColumns(c importer.Change, blobs map[string]string) ([]any, error) {
 	return []any{c.OpKey, c.Op.Method, c.Op.Path, c.Op.PathKey, c.Op.OperationID, c.Op.Summary, c.Op.Deprecated,
 		opJSON, c.Assessment.Class.String(), auditJSON(nonNil(c.Assessment.Reasons)), c.Class.String(),
 		risk.RulesVersion}, nil
-}
-
-// suspendTool turns exposure off with a reason the tool page shows, bumps
-// the policy version (an open editor must reload) and audits it.
-func (db *DB) suspendTool(ctx context.Context, tx *sqlx.Tx, actor, name, reason string) error {
-	q := db.auditQueue()
-	if err := db.suspendToolTo(ctx, tx, q, actor, name, reason); err != nil {
-		return err
-	}
-	return q.flush(ctx, tx)
-}
-
-// suspendToolTo is suspendTool with its audit entry queued on q.
-func (db *DB) suspendToolTo(ctx context.Context, tx *sqlx.Tx, q *auditQueue, actor, name, reason string) error {
-	var row struct {
-		ID     int64  `db:"id"`
-		Policy string `db:"policy_json"`
-	}
-	if err := tx.GetContext(ctx, &row, `SELECT t.id, p.policy_json FROM tools t JOIN tool_policies p ON p.tool_id = t.id
-		WHERE t.name = ?`, name); err != nil {
-		return err
-	}
-	var before policy.Policy
-	if err := json.Unmarshal([]byte(row.Policy), &before); err != nil {
-		return fmt.Errorf("decode policy: %w", err)
-	}
-	after := before
-	after.Exposed = false
-	if _, err := tx.ExecContext(ctx, `UPDATE tool_policies SET policy_json = ?, exposed = 0, suspended_reason = ?,
-		version = version + 1, updated_at = ?, updated_by = ? WHERE tool_id = ?`,
-		auditJSON(after), reason, formatTime(db.Now()), actor, row.ID); err != nil {
-		return err
-	}
-	q.add(audit.Entry{Actor: actor, Action: "tool.suspend", Subject: SubjectTool(name),
-		Before: auditJSON(map[string]any{"exposed": true}), After: auditJSON(map[string]any{"exposed": false, "reason": reason})})
-	return nil
 }

@@ -85,7 +85,8 @@ func batchOps(n, from int) []batchOp {
 
 // TestImportBatchesMatchRowByRow imports, re-imports (added, changed,
 // moved, removed, suspended, redefined with a pending request and with an
-// approved exposure) and restores the same documents into three databases
+// approved exposure) and restores (removing exposed tools) the same
+// documents into three databases
 // on one clock: one writing a row per statement, as before batching, one
 // with statements of a few rows (so every batch is split, at every
 // boundary), and one with the real limits. Every table an import writes
@@ -103,7 +104,7 @@ func TestImportBatchesMatchRowByRow(t *testing.T) {
 	}
 	first := batchOps(30, 0)
 	second := append(slices.Clone(first[3:]), batchOps(25, 30)...) // op00–op02 removed, op30–op54 added
-	second[0].summary = "Operation 3, reworded"                    // op03 GET: exposed, definition confirmed
+	second[0].summary = "Operation 3, reworded"                    // op03 PUT: exposed, definition confirmed
 	second[3].path = "/moved06/{id}"                               // op06 DELETE: moved, with a pending request
 	second[4].summary = "Purge all items"                          // op07 PUT exposed: raised, suspended
 	second[6].summary = "Operation 9, reworded"                    // op09 POST: exposed, confirmed
@@ -115,6 +116,11 @@ func TestImportBatchesMatchRowByRow(t *testing.T) {
 		for _, db := range dbs {
 			if step == 1 {
 				prepareReimport(t, db)
+			}
+			if step == 2 { // removing exposed tools suspends them
+				for _, name := range []string{"op32", "op36", "op40", "op44", "op48", "op52"} {
+					setExposed(t, db, name)
+				}
 			}
 			requests = requestsByTool(t, db)
 			plans = append(plans, mustImport(t, db, "items", batchDoc(t, doc)).Plan)
@@ -161,7 +167,8 @@ func prepareReimport(t *testing.T, db *DB) {
 
 // checkImportAgainstPlan checks the stored tools and the import's audit
 // entries against plan: every added tool has the default policy of its
-// method and class and its tags, ids follow plan order, and the audit
+// method and class, every tool its tags, ids follow plan order, the
+// suspended tools are unexposed with the plan's reason, and the audit
 // entries the import appended are the ones the plan implies, in order.
 func checkImportAgainstPlan(t *testing.T, db *DB, plan *importer.Plan, requests map[string][]string) {
 	t.Helper()
@@ -193,6 +200,11 @@ func checkImportAgainstPlan(t *testing.T, db *DB, plan *importer.Plan, requests 
 		want := slices.Compact(slices.Sorted(slices.Values(c.Op.Tags)))
 		if !slices.Equal(tags, want) {
 			t.Errorf("%s tags %v, want %v", c.Tool, tags, want)
+		}
+	}
+	for _, c := range plan.Suspended() {
+		if tool := mustTool(t, db, c.Tool); tool.Exposed || tool.Policy.Exposed || tool.SuspendedReason != c.Suspend {
+			t.Errorf("%s not suspended: exposed %v, reason %q", c.Tool, tool.Exposed, tool.SuspendedReason)
 		}
 	}
 	actions := auditActions(t, db)
