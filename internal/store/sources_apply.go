@@ -69,7 +69,7 @@ func (db *DB) applyPlan(ctx context.Context, tx *sqlx.Tx, q *auditQueue, actor s
 	if err := db.refreshTools(ctx, tx, p, planned.tools, stored, now); err != nil {
 		return err
 	}
-	reqs, err := definitionRequests(ctx, tx, sourceID, p)
+	reqs, err := readDefinitionVoids(ctx, tx, sourceID, p)
 	if err != nil {
 		return err
 	}

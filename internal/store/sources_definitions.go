@@ -81,7 +81,7 @@ type definitionVoids struct {
 	approved map[int64][]int64
 }
 
-func definitionRequests(ctx context.Context, tx *sqlx.Tx, sourceID int64, p *importer.Plan) (*definitionVoids, error) {
+func readDefinitionVoids(ctx context.Context, tx *sqlx.Tx, sourceID int64, p *importer.Plan) (*definitionVoids, error) {
 	out := &definitionVoids{pending: map[int64][]ChangeRequest{}, approved: map[int64][]int64{}}
 	if !slices.ContainsFunc(p.Changes, func(c importer.Change) bool { return c.Definition != nil }) {
 		return out, nil
@@ -112,8 +112,11 @@ func definitionRequests(ctx context.Context, tx *sqlx.Tx, sourceID int64, p *imp
 // applyDefinition records the definition change of tool id: its pending
 // change requests become void with the reason, its approved exposure too
 // when the plan suspends it, and a confirmed change is audited as
-// "tool.definition_confirm" with both digests. Audit entries are queued on
-// q, except decide's own, which q is flushed before.
+// "tool.definition_confirm" with both digests. An approved exposure is
+// void because it approved text agents no longer get; the plan suspends
+// the tool in the same import, and exposing it again needs a new approval.
+// Audit entries are queued on q, except decide's own, which q is flushed
+// before.
 func (db *DB) applyDefinition(ctx context.Context, tx *sqlx.Tx, q *auditQueue, actor string, c importer.Change, id int64, v *definitionVoids) error {
 	if c.Definition == nil {
 		return nil
