@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -140,22 +139,6 @@ func (db *DB) updateToolAlone(ctx context.Context, tx *sqlx.Tx, c importer.Chang
 	args := append(append([]any{}, row[2:]...), row[1], row[0])
 	_, err := tx.ExecContext(ctx, q+` WHERE name = ?`, args...)
 	return err
-}
-
-// gapsAckVoid reports whether a re-import voids the acknowledgement of a
-// stored tool's schema gaps: it was acknowledged and the gaps changed
-// (not merely moved in the document).
-func gapsAckVoid(s sourceToolRow, next []string) (bool, error) {
-	if s.AckBy == "" {
-		return false, nil
-	}
-	var op struct {
-		SchemaGaps []string `json:"schema_gaps"`
-	}
-	if err := json.Unmarshal([]byte(s.OpJSON), &op); err != nil {
-		return false, fmt.Errorf("tool %s operation: %w", s.Name, err)
-	}
-	return !slices.Equal(withoutPositions(op.SchemaGaps), withoutPositions(next)), nil
 }
 
 // insertTools inserts the added tools with their default policies (from
