@@ -53,12 +53,10 @@ func isRefresh(c importer.Change) bool {
 // engine promises, and the unique (source_id, op_key) is checked row by
 // row. The others keep their key, so their order cannot matter.
 func (db *DB) refreshTools(ctx context.Context, tx *sqlx.Tx, p *importer.Plan, cols map[string][]any, stored map[string]sourceToolRow, now string) error {
-	var keep, clear, tagRows, unacked [][]any
-	var ids []int64
-	var removed []string
+	var r refreshRows
 	for _, c := range p.Changes {
 		if c.Kind == importer.Removed {
-			removed = append(removed, c.Tool)
+			r.removed = append(r.removed, c.Tool)
 		}
 		if !isRefresh(c) {
 			continue
@@ -72,10 +70,10 @@ func (db *DB) refreshTools(ctx context.Context, tx *sqlx.Tx, p *importer.Plan, c
 			return err
 		}
 		if reset {
-			unacked = append(unacked, []any{s.ID})
+			r.unacked = append(r.unacked, []any{s.ID})
 		}
-		ids = append(ids, s.ID)
-		tagRows = append(tagRows, tagsOf(s.ID, c.Op.Tags)...)
+		r.ids = append(r.ids, s.ID)
+		r.tags = append(r.tags, tagsOf(s.ID, c.Op.Tags)...)
 		row := append([]any{c.Tool, now}, cols[c.Tool]...)
 		switch {
 		case c.Before != nil && c.OpKey != c.Before.OpKey:
@@ -83,28 +81,41 @@ func (db *DB) refreshTools(ctx context.Context, tx *sqlx.Tx, p *importer.Plan, c
 				return fmt.Errorf("%s tool %s: %w", c.Kind, c.Tool, err)
 			}
 		case c.KeepOverride:
-			keep = append(keep, row)
+			r.keep = append(r.keep, row)
 		default:
-			clear = append(clear, row)
+			r.clear = append(r.clear, row)
 		}
 	}
-	if err := db.execBatches(ctx, tx, batchSQL{head: `UPDATE tools SET schema_gaps_ack_by = '' WHERE id IN (`, row: `?`, tail: `)`}, unacked); err != nil {
+	return db.writeRefresh(ctx, tx, &r, now)
+}
+
+// refreshRows are the batched writes of refreshTools: tool rows to update
+// keeping or clearing their override, tools whose gap acknowledgement is
+// void, ids whose tags are replaced by tags, and the removed tools' names.
+type refreshRows struct {
+	keep, clear, tags, unacked [][]any
+	ids                        []int64
+	removed                    []string
+}
+
+func (db *DB) writeRefresh(ctx context.Context, tx *sqlx.Tx, r *refreshRows, now string) error {
+	if err := db.execBatches(ctx, tx, batchSQL{head: `UPDATE tools SET schema_gaps_ack_by = '' WHERE id IN (`, row: `?`, tail: `)`}, r.unacked); err != nil {
 		return fmt.Errorf("reset schema gaps acknowledgements: %w", err)
 	}
-	if err := db.execBatches(ctx, tx, updateToolsSQL(true), keep); err != nil {
+	if err := db.execBatches(ctx, tx, updateToolsSQL(true), r.keep); err != nil {
 		return fmt.Errorf("update tools: %w", err)
 	}
-	if err := db.execBatches(ctx, tx, updateToolsSQL(false), clear); err != nil {
+	if err := db.execBatches(ctx, tx, updateToolsSQL(false), r.clear); err != nil {
 		return fmt.Errorf("update tools: %w", err)
 	}
 	if err := db.execBatches(ctx, tx, batchSQL{head: `UPDATE tools SET removed_at = ?, updated_at = ? WHERE name IN (`, row: `?`, tail: `)`,
-		fixed: []any{now, now}}, inList(removed)); err != nil {
+		fixed: []any{now, now}}, inList(r.removed)); err != nil {
 		return fmt.Errorf("remove tools: %w", err)
 	}
-	if err := db.execBatches(ctx, tx, batchSQL{head: `DELETE FROM tool_tags WHERE tool_id IN (`, row: `?`, tail: `)`}, inList(ids)); err != nil {
+	if err := db.execBatches(ctx, tx, batchSQL{head: `DELETE FROM tool_tags WHERE tool_id IN (`, row: `?`, tail: `)`}, inList(r.ids)); err != nil {
 		return fmt.Errorf("replace tags: %w", err)
 	}
-	return db.writeTags(ctx, tx, tagRows)
+	return db.writeTags(ctx, tx, r.tags)
 }
 
 // toolUpdateColumns are the columns of a tool row an import sets, in the
