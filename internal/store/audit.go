@@ -53,31 +53,75 @@ func auditJSON(v any) string {
 // advisory lock on PostgreSQL) guarantees nobody appends in between the
 // read of the last hash and the insert. At and ID are set here.
 func (db *DB) appendAudit(ctx context.Context, tx *sqlx.Tx, e audit.Entry) error {
-	var last auditRow
-	err := tx.GetContext(ctx, &last, `SELECT * FROM audit_log ORDER BY id DESC LIMIT 1`)
-	var prev *audit.Entry
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		e.ID = 1
-	case err != nil:
-		return fmt.Errorf("append audit: last entry: %w", err)
-	default:
-		p, err := last.entry()
-		if err != nil {
-			return fmt.Errorf("append audit: %w", err)
-		}
-		prev, e.ID = &p, p.ID+1
+	q := db.auditQueue()
+	q.add(e)
+	return q.flush(ctx, tx)
+}
+
+// auditQueue holds audit entries of one write transaction until flush
+// seals them onto the end of the chain and inserts them in multi-row
+// statements. A transaction that appends many entries (an import: one per
+// changed or suspended tool) queues them and flushes once, instead of a
+// read of the last hash and an insert per entry; the chain is the same as
+// appending each in turn. Nothing else may append in the same transaction
+// while entries are queued (flush first), or the order would change.
+type auditQueue struct {
+	db      *DB
+	entries []audit.Entry
+}
+
+func (db *DB) auditQueue() *auditQueue { return &auditQueue{db: db} }
+
+// add queues e, stamped with the time it happened.
+func (q *auditQueue) add(e audit.Entry) {
+	e.At = q.db.Now().UTC()
+	q.entries = append(q.entries, e)
+}
+
+// flush seals the queued entries in order after the last stored one and
+// inserts them; the queue is then empty.
+func (q *auditQueue) flush(ctx context.Context, tx *sqlx.Tx) error {
+	if len(q.entries) == 0 {
+		return nil
 	}
-	e.At = db.Now().UTC()
-	e = audit.Seal(e, prev)
-	_, err = tx.ExecContext(ctx, `INSERT INTO audit_log
-		(id, at, actor, action, subject, before_json, after_json, prev_hash, hash)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		e.ID, formatTime(e.At), e.Actor, e.Action, e.Subject, e.Before, e.After, e.PrevHash, e.Hash)
+	prev, err := lastAudit(ctx, tx)
 	if err != nil {
+		return err
+	}
+	rows := make([][]any, len(q.entries))
+	for i, e := range q.entries {
+		e.ID = 1
+		if prev != nil {
+			e.ID = prev.ID + 1
+		}
+		e = audit.Seal(e, prev)
+		rows[i] = []any{e.ID, formatTime(e.At), e.Actor, e.Action, e.Subject, e.Before, e.After, e.PrevHash, e.Hash}
+		prev = &e
+	}
+	b := batchSQL{head: `INSERT INTO audit_log (id, at, actor, action, subject, before_json, after_json, prev_hash, hash) VALUES `,
+		row: `(?, ?, ?, ?, ?, ?, ?, ?, ?)`}
+	if err := q.db.execBatches(ctx, tx, b, rows); err != nil {
 		return fmt.Errorf("append audit: insert: %w", err)
 	}
+	q.entries = q.entries[:0]
 	return nil
+}
+
+// lastAudit is the last entry of the chain, nil when the log is empty.
+func lastAudit(ctx context.Context, tx *sqlx.Tx) (*audit.Entry, error) {
+	var last auditRow
+	err := tx.GetContext(ctx, &last, `SELECT * FROM audit_log ORDER BY id DESC LIMIT 1`)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("append audit: last entry: %w", err)
+	}
+	p, err := last.entry()
+	if err != nil {
+		return nil, fmt.Errorf("append audit: %w", err)
+	}
+	return &p, nil
 }
 
 // AuditEntries returns the whole audit log in id order.

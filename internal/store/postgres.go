@@ -123,6 +123,22 @@ func (c *rebindConn) CheckNamedValue(nv *driver.NamedValue) error {
 	return c.Conn.CheckNamedValue(nv)
 }
 
+// unprepared returns the arguments of a batch of rows so that pgx runs it
+// without preparing it: a batch's text depends on its number of rows, so
+// it is seldom repeated, and preparing it would cost a second round trip
+// and keep a prepared statement on the server and in pgx's cache for every
+// batch size on every connection. Parameter types then follow the Go
+// values (string → text, int64 → bigint) and the target columns cast
+// them. A batch of one row has a fixed text and stays prepared (it is an
+// audited write's audit entry, say); on SQLite args are returned as they
+// are.
+func (db *DB) unprepared(rows int, args []any) []any {
+	if db.engine != Postgres || rows < 2 {
+		return args
+	}
+	return append([]any{pgx.QueryExecModeExec}, args...)
+}
+
 func boolInt(b bool) int64 {
 	if b {
 		return 1

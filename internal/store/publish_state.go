@@ -92,6 +92,13 @@ func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error)
 	st := &publishState{}
 	seen := map[string]bool{}
 	blobs := newBlobReader(tx)
+	ops := make([]string, len(rows))
+	for i, r := range rows {
+		ops[i] = r.OperationJSON
+	}
+	if err := blobs.prefetch(ctx, ops); err != nil {
+		return nil, err
+	}
 	for _, r := range rows {
 		if r.OperationJSON, err = blobs.unpack(ctx, r.OperationJSON); err != nil {
 			return nil, fmt.Errorf("tool %s operation: %w", r.Name, err)

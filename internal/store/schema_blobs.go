@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -68,14 +69,17 @@ func packOperation(op *openapi.Operation, blobs map[string]string) (string, erro
 	return string(raw), nil
 }
 
-// storeBlobs stores the schemas packOperation set apart; a schema already
-// stored (by an earlier import or another source) is kept as it is.
-func storeBlobs(ctx context.Context, tx *sqlx.Tx, blobs map[string]string) error {
-	for id, body := range blobs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_blobs (sha256, body) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING`,
-			id, body); err != nil {
-			return fmt.Errorf("store schema: %w", err)
-		}
+// storeBlobs stores the schemas packOperation set apart, in id order; a
+// schema already stored (by an earlier import or another source) is kept
+// as it is.
+func (db *DB) storeBlobs(ctx context.Context, tx *sqlx.Tx, blobs map[string]string) error {
+	rows := make([][]any, 0, len(blobs))
+	for _, id := range slices.Sorted(maps.Keys(blobs)) {
+		rows = append(rows, []any{id, blobs[id]})
+	}
+	if err := db.execBatches(ctx, tx, batchSQL{head: `INSERT INTO schema_blobs (sha256, body) VALUES `, row: `(?, ?)`,
+		tail: ` ON CONFLICT (sha256) DO NOTHING`}, rows); err != nil {
+		return fmt.Errorf("store schema: %w", err)
 	}
 	return nil
 }
@@ -118,6 +122,55 @@ func (r *blobReader) unpack(ctx context.Context, raw string) (string, error) {
 	}
 }
 
+// blobsPerQuery bounds the ids of one prefetch query.
+const blobsPerQuery = 500
+
+// prefetch reads, in a few queries rather than one per schema, every
+// stored schema the stand-ins of raws name that is not cached yet: a
+// publish or a re-import plan expands the operations of a whole source,
+// and a document may carry hundreds of distinct large bodies.
+func (r *blobReader) prefetch(ctx context.Context, raws []string) error {
+	var ids []string
+	seen := map[string]bool{}
+	for _, raw := range raws {
+		for rest := raw; ; {
+			i := strings.Index(rest, blobPrefix)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(blobPrefix):]
+			end := strings.Index(rest, `"}`)
+			if end < 0 {
+				break // unpack reports it
+			}
+			if id := rest[:end]; !seen[id] && !r.cached(id) {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+			rest = rest[end:]
+		}
+	}
+	for chunk := range slices.Chunk(ids, blobsPerQuery) {
+		q := `SELECT sha256, body FROM schema_blobs WHERE sha256 IN (?` + strings.Repeat(", ?", len(chunk)-1) + `)`
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		err := queryEach(ctx, r.tx, q, args, func(rows *sqlx.Rows) error {
+			var id, body string
+			if err := rows.Scan(&id, &body); err != nil {
+				return err
+			}
+			r.cache[id] = body
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("stored schemas: %w", err)
+		}
+	}
+	return nil
+}
+
 func (r *blobReader) blob(ctx context.Context, id string) (string, error) {
 	if body, ok := r.cache[id]; ok {
 		return body, nil
@@ -128,4 +181,9 @@ func (r *blobReader) blob(ctx context.Context, id string) (string, error) {
 	}
 	r.cache[id] = body
 	return body, nil
+}
+
+func (r *blobReader) cached(id string) bool {
+	_, ok := r.cache[id]
+	return ok
 }

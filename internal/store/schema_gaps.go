@@ -30,13 +30,37 @@ func toolGaps(ctx context.Context, tx *sqlx.Tx, where string, arg any) (name str
 	if err := tx.GetContext(ctx, &row, `SELECT name, operation_json, schema_gaps_ack_by FROM tools WHERE `+where, arg); err != nil {
 		return "", nil, "", err
 	}
+	gaps, err = opSchemaGaps(row.Name, row.OpJSON)
+	if err != nil {
+		return "", nil, "", err
+	}
+	return row.Name, gaps, row.AckBy, nil
+}
+
+// opSchemaGaps reads the schema gaps of tool name from its operation_json
+// (they are kept inline, never in a schema blob).
+func opSchemaGaps(name, opJSON string) ([]string, error) {
 	var op struct {
 		SchemaGaps []string `json:"schema_gaps"`
 	}
-	if err := json.Unmarshal([]byte(row.OpJSON), &op); err != nil {
-		return "", nil, "", fmt.Errorf("tool %s operation: %w", row.Name, err)
+	if err := json.Unmarshal([]byte(opJSON), &op); err != nil {
+		return nil, fmt.Errorf("tool %s operation: %w", name, err)
 	}
-	return row.Name, op.SchemaGaps, row.AckBy, nil
+	return op.SchemaGaps, nil
+}
+
+// gapsAckVoid reports whether a re-import voids the acknowledgement of a
+// stored tool's schema gaps: it was acknowledged, and the new gaps differ
+// (other than by moving in the document), so they have not been seen.
+func gapsAckVoid(s sourceToolRow, next []string) (bool, error) {
+	if s.AckBy == "" {
+		return false, nil
+	}
+	gaps, err := opSchemaGaps(s.Name, s.OpJSON)
+	if err != nil {
+		return false, err
+	}
+	return !slices.Equal(withoutPositions(gaps), withoutPositions(next)), nil
 }
 
 // checkSchemaGaps refuses to expose a tool whose input schema has parts
@@ -77,17 +101,6 @@ func (db *DB) AcknowledgeSchemaGaps(ctx context.Context, actor, toolName string)
 			Before: auditJSON(map[string]any{"schema_gaps": gaps, "acknowledged_by": ""}),
 			After:  auditJSON(map[string]any{"schema_gaps": gaps, "acknowledged_by": actor})})
 	})
-}
-
-// resetGapsAck clears an acknowledgement when a re-import changes what it
-// acknowledged: the new gaps have not been seen.
-func resetGapsAck(ctx context.Context, tx *sqlx.Tx, toolName string, next []string) error {
-	_, gaps, ackBy, err := toolGaps(ctx, tx, "name = ?", toolName)
-	if err != nil || ackBy == "" || slices.Equal(withoutPositions(gaps), withoutPositions(next)) {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE tools SET schema_gaps_ack_by = '' WHERE name = ?`, toolName)
-	return err
 }
 
 // SchemaGapsAckBy returns who acknowledged the tool's schema gaps, or "".

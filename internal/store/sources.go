@@ -145,15 +145,17 @@ func (db *DB) ImportSource(ctx context.Context, actor string, in SourceImport) (
 		if err != nil {
 			return err
 		}
-		if err := db.applyPlan(ctx, tx, actor, src, pv.Plan, cols); err != nil {
+		q := db.auditQueue()
+		if err := db.applyPlan(ctx, tx, q, actor, src, pv.Plan, cols); err != nil {
 			return err
 		}
 		after, err := sourceByName(ctx, tx, in.Name)
 		if err != nil {
 			return err
 		}
-		if err := db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "source.import", Subject: SubjectSource(in.Name),
-			Before: auditJSON(sourceAudit(pv.Source, nil)), After: auditJSON(sourceAudit(after, pv.Plan))}); err != nil {
+		q.add(audit.Entry{Actor: actor, Action: "source.import", Subject: SubjectSource(in.Name),
+			Before: auditJSON(sourceAudit(pv.Source, nil)), After: auditJSON(sourceAudit(after, pv.Plan))})
+		if err := q.flush(ctx, tx); err != nil {
 			return err
 		}
 		out = &ImportResult{Source: after, Plan: pv.Plan}

@@ -72,58 +72,80 @@ func unconfirmed(p *importer.Plan, confirmed []string) error {
 		strings.Join(missing, ", ")), ErrUnconfirmedDefinitions)
 }
 
-// applyDefinition records one tool's definition change: its pending
+// definitionVoids are the change requests of a source's tools that an
+// import's definition changes may void, read in one query each (and only
+// when the plan changes a definition) instead of per tool: the pending
+// requests and the ids of the approved exposures, by tool id, in id order.
+type definitionVoids struct {
+	pending  map[int64][]ChangeRequest
+	approved map[int64][]int64
+}
+
+func readDefinitionVoids(ctx context.Context, tx *sqlx.Tx, sourceID int64, p *importer.Plan) (*definitionVoids, error) {
+	out := &definitionVoids{pending: map[int64][]ChangeRequest{}, approved: map[int64][]int64{}}
+	if !slices.ContainsFunc(p.Changes, func(c importer.Change) bool { return c.Definition != nil }) {
+		return out, nil
+	}
+	pending, err := selectChangeRequests(ctx, tx, `WHERE c.tool_id IN (SELECT id FROM tools WHERE source_id = ?)
+		AND c.status = 'pending' ORDER BY c.id`, sourceID)
+	if err != nil {
+		return nil, fmt.Errorf("pending requests: %w", err)
+	}
+	for _, cr := range pending {
+		out.pending[cr.ToolID] = append(out.pending[cr.ToolID], cr)
+	}
+	var approved []struct {
+		ID     int64 `db:"id"`
+		ToolID int64 `db:"tool_id"`
+	}
+	if err := tx.SelectContext(ctx, &approved, `SELECT id, tool_id FROM change_requests
+		WHERE tool_id IN (SELECT id FROM tools WHERE source_id = ?) AND status = 'approved' AND kind = ? ORDER BY id`,
+		sourceID, KindExposeRisky); err != nil {
+		return nil, fmt.Errorf("approved requests: %w", err)
+	}
+	for _, r := range approved {
+		out.approved[r.ToolID] = append(out.approved[r.ToolID], r.ID)
+	}
+	return out, nil
+}
+
+// applyDefinition records the definition change of tool id: its pending
 // change requests become void with the reason, its approved exposure too
 // when the plan suspends it, and a confirmed change is audited as
-// "tool.definition_confirm" with both digests.
-func (db *DB) applyDefinition(ctx context.Context, tx *sqlx.Tx, actor string, c importer.Change) error {
+// "tool.definition_confirm" with both digests. An approved exposure is
+// void because it approved text agents no longer get; the plan suspends
+// the tool in the same import, and exposing it again needs a new approval.
+// Audit entries are queued on q, except decide's own, which q is flushed
+// before.
+func (db *DB) applyDefinition(ctx context.Context, tx *sqlx.Tx, q *auditQueue, actor string, c importer.Change, id int64, v *definitionVoids) error {
 	if c.Definition == nil {
 		return nil
 	}
-	var id int64
-	if err := tx.GetContext(ctx, &id, `SELECT id FROM tools WHERE name = ?`, c.Tool); err != nil {
-		return err
-	}
-	pending, err := selectChangeRequests(ctx, tx, "WHERE c.tool_id = ? AND c.status = 'pending' ORDER BY c.id", id)
-	if err != nil {
-		return err
-	}
-	for i := range pending {
-		if err := db.decide(ctx, tx, actor, &pending[i], StatusVoid, nil, "", c.VoidPending); err != nil {
+	if pending := v.pending[id]; len(pending) > 0 {
+		if err := q.flush(ctx, tx); err != nil {
 			return err
+		}
+		for i := range pending {
+			if err := db.decide(ctx, tx, actor, &pending[i], StatusVoid, nil, "", c.VoidPending); err != nil {
+				return err
+			}
 		}
 	}
 	if c.VoidApproval {
-		if err := db.voidApprovals(ctx, tx, actor, id, c.Tool, "Approved, then void on re-import: "+c.Suspend); err != nil {
-			return err
+		why := "Approved, then void on re-import: " + c.Suspend
+		for _, rid := range v.approved[id] {
+			if _, err := tx.ExecContext(ctx, `UPDATE change_requests SET status = 'void', void_reason = ? WHERE id = ?`, why, rid); err != nil {
+				return err
+			}
+			q.add(audit.Entry{Actor: actor, Action: "change_request.void", Subject: SubjectTool(c.Tool),
+				Before: auditJSON(map[string]any{"request": rid, "status": StatusApproved}),
+				After:  auditJSON(map[string]any{"request": rid, "status": StatusVoid, "void_reason": why})})
 		}
 	}
 	if c.Confirm {
-		return db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "tool.definition_confirm", Subject: SubjectTool(c.Tool),
+		q.add(audit.Entry{Actor: actor, Action: "tool.definition_confirm", Subject: SubjectTool(c.Tool),
 			Before: auditJSON(map[string]any{"digest": c.Definition.OldDigest}),
 			After:  auditJSON(map[string]any{"digest": c.Definition.NewDigest, "parts": c.Definition.Parts})})
-	}
-	return nil
-}
-
-// voidApprovals voids the approved exposure of a tool whose definition
-// changed: it approved text agents no longer get. The tool is suspended in
-// the same import, and exposing it again needs a new approval.
-func (db *DB) voidApprovals(ctx context.Context, tx *sqlx.Tx, actor string, toolID int64, tool, why string) error {
-	var ids []int64
-	if err := tx.SelectContext(ctx, &ids, `SELECT id FROM change_requests WHERE tool_id = ? AND status = 'approved' AND kind = ?`,
-		toolID, KindExposeRisky); err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `UPDATE change_requests SET status = 'void', void_reason = ? WHERE id = ?`, why, id); err != nil {
-			return err
-		}
-		if err := db.appendAudit(ctx, tx, audit.Entry{Actor: actor, Action: "change_request.void", Subject: SubjectTool(tool),
-			Before: auditJSON(map[string]any{"request": id, "status": StatusApproved}),
-			After:  auditJSON(map[string]any{"request": id, "status": StatusVoid, "void_reason": why})}); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -29,6 +29,15 @@
 //     StatementTimeout. Reads are REPEATABLE READ, READ ONLY on PostgreSQL
 //     (one snapshot, never waiting for the writer), deferred and
 //     query_only on SQLite.
+//   - A write that touches many rows (an import) sends them in multi-row
+//     statements (batch.go), because on PostgreSQL each statement is a
+//     round trip made while every other writer waits for the lock: INSERT
+//     … VALUES (…), (…) RETURNING the natural key with the id (rows are
+//     matched by key, never by position), UPDATE … FROM (VALUES …) (whose
+//     columns are column1, column2, … on both engines), and IN lists, in
+//     chunks within SQLite's 32,766 bind parameters (PostgreSQL allows
+//     65,535). Its audit entries are queued and sealed in Go, then
+//     inserted the same way (auditQueue): the same chain as one at a time.
 //
 // Every exported method runs in its own transaction: DB.readTx (read-only,
 // on the read pool) when it only reads, DB.inTx (the write lock) when it
@@ -97,6 +106,10 @@ type DB struct {
 	// afterPublishBuild, when set (tests), runs between building a bundle
 	// and storing it.
 	afterPublishBuild func()
+	// batchParams, when set (tests), lowers the bind parameters a batched
+	// statement may carry (maxBindParams), so a small import is written in
+	// many statements (batch.go).
+	batchParams int
 	// ApproverIndependence is how long an account the requester created,
 	// promoted, re-enabled or reset cannot approve their requests (R10);
 	// Open sets DefaultApproverIndependence.
