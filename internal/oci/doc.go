@@ -10,7 +10,8 @@
 // back: before tagging it, Push reads the version annotation of the
 // manifest "latest" points to and leaves it alone when it is newer; after
 // tagging, it lists the v<N> tags and points "latest" at the highest one,
-// which repairs the race of two pushers tagging in the wrong order.
+// listing again after each such repair, which ends the races of pushers
+// tagging in the wrong order (repairLatest says why it converges).
 //
 // Pull resolves a tag with one HEAD request; when the digest is the one the
 // caller already has, nothing else is fetched (the ETag equivalent). The

@@ -165,9 +165,46 @@ func (c *Client) latestVersion(ctx context.Context, known string, version int64)
 }
 
 // repairLatest points latest at the highest v<N> tag when that is above
-// version, and returns the version latest points at.
+// version (what this pusher just wrote there), and returns the version
+// latest points at. After each write it lists the tags again: another
+// pusher's repair may have listed before a newer tag existed and written
+// its (older) top after that tag's own pusher had finished. So every write
+// to latest is followed by a listing, and the last writer's listing sees
+// every tag whose push completed before it; a tag completed after it is
+// tagged latest by its own pusher, which reads latest only then.
 func (c *Client) repairLatest(ctx context.Context, version int64) (int64, error) {
-	top := version
+	wrote := version
+	for range maxRepairs {
+		top, err := c.highestTag(ctx, wrote)
+		if err != nil || top == wrote {
+			return wrote, err
+		}
+		desc, err := c.repo.Resolve(ctx, Tag(top))
+		if isNotFound(err) {
+			// Listed but not readable yet: that tag is being written, and
+			// its pusher checks latest once it is (as this one did).
+			return wrote, nil
+		}
+		if err != nil {
+			return wrote, err
+		}
+		if err := c.repo.Tag(ctx, desc, TagLatest); err != nil {
+			return wrote, err
+		}
+		wrote = top
+	}
+	return wrote, nil
+}
+
+// maxRepairs bounds repairLatest: each round moves latest strictly up, so
+// it ends when the pushes do; the bound only stops a registry that keeps
+// answering new tags from keeping one push busy.
+const maxRepairs = 16
+
+// highestTag returns the highest version of a v<N> tag, or floor when none
+// is higher.
+func (c *Client) highestTag(ctx context.Context, floor int64) (int64, error) {
+	top := floor
 	err := c.repo.Tags(ctx, "", func(tags []string) error {
 		for _, t := range tags {
 			if n, ok := strings.CutPrefix(t, "v"); ok {
@@ -178,19 +215,7 @@ func (c *Client) repairLatest(ctx context.Context, version int64) (int64, error)
 		}
 		return nil
 	})
-	if err != nil || top == version {
-		return top, err
-	}
-	desc, err := c.repo.Resolve(ctx, Tag(top))
-	if isNotFound(err) {
-		// Listed but not readable yet: that tag is being written, and its
-		// pusher checks latest once it is (as this one did).
-		return version, nil
-	}
-	if err != nil {
-		return version, err
-	}
-	return top, c.repo.Tag(ctx, desc, TagLatest)
+	return top, err
 }
 
 // isNotFound tells a missing tag or repository from other failures.
