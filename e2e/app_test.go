@@ -105,6 +105,26 @@ func (a *app) addUser(t *testing.T, email string, roles ...string) string {
 	return password
 }
 
+// setupAdmin opens a fresh page at size, creates the first admin through
+// the one-time setup link and returns the page, signed in on the dashboard.
+func (a *app) setupAdmin(t *testing.T, size *playwright.Size) (playwright.BrowserContext, playwright.Page) {
+	t.Helper()
+	bc, page := a.newPage(t, size)
+	must(t, goTo(page, a.setupURL))
+	fillSetup(t, page)
+	visible(t, page.GetByTestId("dashboard"))
+	return bc, page
+}
+
+// fillSetup fills and submits the setup form for admin@example.com.
+func fillSetup(t *testing.T, page playwright.Page) {
+	t.Helper()
+	must(t, page.GetByLabel("Email").Fill("admin@example.com"))
+	must(t, page.GetByLabel("Password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill(adminPassword))
+	must(t, page.GetByLabel("Repeat Password").Fill(adminPassword))
+	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create admin and sign in"}).Click())
+}
+
 // signIn returns a page signed in as email, on the dashboard.
 func (a *app) signIn(t *testing.T, size *playwright.Size, email, password string) (playwright.BrowserContext, playwright.Page) {
 	t.Helper()

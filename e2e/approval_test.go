@@ -30,13 +30,7 @@ func seedDeleteTool(t *testing.T, a *app) {
 // both steps.
 func TestApprovalFlow(t *testing.T) {
 	a := startApp(t)
-	_, admin := a.newPage(t, desktop)
-	must(t, goTo(admin, a.setupURL))
-	must(t, admin.GetByLabel("Email").Fill("admin@example.com"))
-	must(t, admin.GetByLabel("Password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill(adminPassword))
-	must(t, admin.GetByLabel("Repeat Password").Fill(adminPassword))
-	must(t, admin.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create admin and sign in"}).Click())
-	visible(t, admin.GetByTestId("dashboard"))
+	_, admin := a.setupAdmin(t, desktop)
 	approverPassword := a.addUser(t, "approver@example.com", "approver")
 	seedDeleteTool(t, a)
 

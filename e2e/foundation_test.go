@@ -34,10 +34,7 @@ func TestFoundation(t *testing.T) {
 	must(t, goTo(page, a.setupURL))
 	visible(t, page.GetByRole("heading", playwright.PageGetByRoleOptions{Name: "Create the first admin"}))
 	shot(t, page, "01-setup")
-	must(t, page.GetByLabel("Email").Fill("admin@example.com"))
-	must(t, page.GetByLabel("Password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill(adminPassword))
-	must(t, page.GetByLabel("Repeat Password").Fill(adminPassword))
-	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create admin and sign in"}).Click())
+	fillSetup(t, page)
 	visible(t, page.GetByTestId("dashboard"))
 	shot(t, page, "02-dashboard")
 

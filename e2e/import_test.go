@@ -12,13 +12,7 @@ import (
 // sees a risk reason next to the retry summary.
 func TestImportThroughTheBrowser(t *testing.T) {
 	a := startApp(t)
-	_, page := a.newPage(t, desktop)
-	must(t, goTo(page, a.setupURL))
-	must(t, page.GetByLabel("Email").Fill("admin@example.com"))
-	must(t, page.GetByLabel("Password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill(adminPassword))
-	must(t, page.GetByLabel("Repeat Password").Fill(adminPassword))
-	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create admin and sign in"}).Click())
-	visible(t, page.GetByTestId("dashboard"))
+	_, page := a.setupAdmin(t, desktop)
 
 	// Upload the document on the sources page.
 	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Sources"}).Click())

@@ -26,13 +26,7 @@ func TestPublishAndVerify(t *testing.T) {
 		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
 	must(t, db.Close())
 
-	_, page := a.newPage(t, desktop)
-	must(t, goTo(page, a.setupURL))
-	must(t, page.GetByLabel("Email").Fill("admin@example.com"))
-	must(t, page.GetByLabel("Password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill(adminPassword))
-	must(t, page.GetByLabel("Repeat Password").Fill(adminPassword))
-	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create admin and sign in"}).Click())
-	visible(t, page.GetByTestId("dashboard"))
+	_, page := a.setupAdmin(t, desktop)
 
 	must(t, page.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Bundles"}).Click())
 	visible(t, page.GetByTestId("tool-added").GetByText("list_orders"))

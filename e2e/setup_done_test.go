@@ -11,13 +11,7 @@ import (
 // setup is done and leads to the sign-in page.
 func TestSetupLinkAfterSetup(t *testing.T) {
 	a := startApp(t)
-	_, page := a.newPage(t, phone)
-	must(t, goTo(page, a.setupURL))
-	must(t, page.GetByLabel("Email").Fill("admin@example.com"))
-	must(t, page.GetByLabel("Password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill(adminPassword))
-	must(t, page.GetByLabel("Repeat Password").Fill(adminPassword))
-	must(t, page.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Create admin and sign in"}).Click())
-	visible(t, page.GetByTestId("dashboard"))
+	a.setupAdmin(t, phone)
 
 	_, other := a.newPage(t, phone)
 	must(t, goTo(other, a.setupURL))
