@@ -49,31 +49,11 @@ func (db *DB) RecordRuntimeFetches(ctx context.Context, fetches []RuntimeFetch, 
 	if perToken <= 0 {
 		return 0, apperr.Invalidf("The bound on instances per token must be positive.")
 	}
+	rows, tokens := db.fetchRows(fetches)
 	var evicted int64
 	err := db.inTx(ctx, "record runtime fetches", func(tx *sqlx.Tx) error {
-		tokens := map[int64]string{} // token id -> latest fetch time
-		for _, f := range fetches {
-			at := f.At
-			if at.IsZero() {
-				at = db.Now()
-			}
-			now := formatTime(at)
-			if now > tokens[f.TokenID] {
-				tokens[f.TokenID] = now
-			}
-			if f.InstanceID == "" {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO runtime_instances
-					(token_id, instance_id, name, version, remote_addr, refused, first_seen, last_seen)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (token_id, instance_id) DO UPDATE SET name = excluded.name, version = excluded.version,
-					remote_addr = excluded.remote_addr, refused = excluded.refused,
-					last_seen = CASE WHEN excluded.last_seen > runtime_instances.last_seen
-						THEN excluded.last_seen ELSE runtime_instances.last_seen END`,
-				f.TokenID, f.InstanceID, f.Name, f.Version, f.RemoteAddr, f.Refused, now, now); err != nil {
-				return err
-			}
+		if err := db.execBatches(ctx, tx, upsertInstancesSQL, rows); err != nil {
+			return err
 		}
 		for id, at := range tokens {
 			if _, err := tx.ExecContext(ctx, `UPDATE runtime_tokens SET last_used_at = ?
@@ -89,6 +69,59 @@ func (db *DB) RecordRuntimeFetches(ctx context.Context, fetches []RuntimeFetch, 
 		return nil
 	})
 	return evicted, err
+}
+
+// upsertInstancesSQL writes instance rows in multi-row statements (a flush
+// of a large fleet is one or a few round trips, not one per instance,
+// under the write lock): a new instance is inserted, a known one gets the
+// report and a later last_seen.
+var upsertInstancesSQL = batchSQL{head: `INSERT INTO runtime_instances
+		(token_id, instance_id, name, version, remote_addr, refused, first_seen, last_seen) VALUES `,
+	row: `(?, ?, ?, ?, ?, ?, ?, ?)`,
+	tail: ` ON CONFLICT (token_id, instance_id) DO UPDATE SET name = excluded.name, version = excluded.version,
+		remote_addr = excluded.remote_addr, refused = excluded.refused,
+		last_seen = CASE WHEN excluded.last_seen > runtime_instances.last_seen
+			THEN excluded.last_seen ELSE runtime_instances.last_seen END`}
+
+// fetchRows turns fetches into upsertInstancesSQL rows, one per (token,
+// instance) — the last fetch of each, by time, as one statement may not
+// update a row twice on PostgreSQL — and each token's latest fetch time.
+func (db *DB) fetchRows(fetches []RuntimeFetch) ([][]any, map[int64]string) {
+	type key struct {
+		token    int64
+		instance string
+	}
+	tokens := map[int64]string{}
+	latest := map[key]int{}
+	var order []key
+	times := make([]string, len(fetches))
+	for i, f := range fetches {
+		at := f.At
+		if at.IsZero() {
+			at = db.Now()
+		}
+		times[i] = formatTime(at)
+		if times[i] > tokens[f.TokenID] {
+			tokens[f.TokenID] = times[i]
+		}
+		if f.InstanceID == "" {
+			continue
+		}
+		k := key{f.TokenID, f.InstanceID}
+		if j, seen := latest[k]; !seen {
+			order = append(order, k)
+			latest[k] = i
+		} else if times[i] >= times[j] {
+			latest[k] = i
+		}
+	}
+	rows := make([][]any, 0, len(order))
+	for _, k := range order {
+		i := latest[k]
+		f := fetches[i]
+		rows = append(rows, []any{f.TokenID, f.InstanceID, f.Name, f.Version, f.RemoteAddr, f.Refused, times[i], times[i]})
+	}
+	return rows, tokens
 }
 
 // evictInstances deletes token id's least recently seen rows beyond keep

@@ -327,3 +327,44 @@ func TestMigration0010KeepsRows(t *testing.T) {
 		t.Fatal("bundles are no longer immutable after the rebuild")
 	}
 }
+
+// A flush of many instances goes in multi-row statements: every instance
+// is written whatever the chunking, and an instance reported twice in one
+// flush keeps its later report.
+func TestRuntimeFetchesBatched(t *testing.T) {
+	ctx := context.Background()
+	f := newPublishFixture(t)
+	f.db.batchParams = 8 * 5 // five instances a statement
+	tok, _, err := f.db.CreateRuntimeToken(ctx, "admin", "fleet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batch []RuntimeFetch
+	for i := range 23 {
+		batch = append(batch, RuntimeFetch{TokenID: tok.ID, InstanceID: fmt.Sprintf("i-%02d", i), Name: "pod", Version: int64(i),
+			RemoteAddr: "10.0.0.1", At: f.now.Add(time.Duration(i) * time.Second)})
+	}
+	// i-03 again, later and then earlier: the later report wins.
+	batch = append(batch, RuntimeFetch{TokenID: tok.ID, InstanceID: "i-03", Name: "moved", Version: 99, At: f.now.Add(time.Minute)},
+		RuntimeFetch{TokenID: tok.ID, InstanceID: "i-03", Name: "stale", Version: 1, At: f.now.Add(30 * time.Second)})
+	if _, err := f.db.RecordRuntimeFetches(ctx, batch, DefaultInstancesPerToken); err != nil {
+		t.Fatal(err)
+	}
+	list, err := f.db.ListRuntimeInstances(ctx)
+	if err != nil || len(list) != 23 {
+		t.Fatalf("%d instances, %v; want 23", len(list), err)
+	}
+	for _, in := range list {
+		want := RuntimeInstance{InstanceID: in.InstanceID, Name: "pod", TokenName: "fleet", RemoteAddr: "10.0.0.1"}
+		fmt.Sscanf(in.InstanceID, "i-%d", &want.Version)
+		if in.InstanceID == "i-03" {
+			want.Name, want.Version, want.RemoteAddr = "moved", 99, ""
+		}
+		if in.Name != want.Name || in.Version != want.Version || in.RemoteAddr != want.RemoteAddr || in.TokenName != want.TokenName {
+			t.Errorf("%s = %+v, want %+v", in.InstanceID, *in, want)
+		}
+	}
+	if list[0].InstanceID != "i-03" || !list[0].LastSeen.Equal(f.now.Add(time.Minute)) {
+		t.Errorf("most recently seen %s at %v, want i-03 at +1m", list[0].InstanceID, list[0].LastSeen)
+	}
+}
