@@ -1,8 +1,11 @@
 package web
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gorilla/securecookie"
@@ -11,15 +14,24 @@ import (
 	"github.com/toolgate/toolgate/internal/sso"
 )
 
-// ssoFlowCookie carries one single sign-on in progress (state, nonce, PKCE
-// verifier, where to go next) from /login/oidc to the callback, signed and
-// encrypted with the session keys. It is scoped to the callback's path,
-// lives at most sso.FlowLifetime, and is cleared by the first callback
-// whatever its outcome, so every value is used once. SameSite=Lax lets the
-// browser send it on the provider's top-level redirect back.
+// ssoFlowCookie names the cookies that carry single sign-ons in progress
+// (state, nonce, PKCE verifier, where to go next) from /login/oidc to the
+// callback, signed and encrypted with the session keys: one cookie per
+// sign-in, named after its state (flowCookieName), so two tabs signing in
+// at once do not overwrite each other's. Each is scoped to the callback's
+// path, lives at most sso.FlowLifetime, and is cleared by the callback
+// that uses it whatever its outcome, so every value is used once.
+// SameSite=Lax lets the browser send it on the provider's top-level
+// redirect back.
 const ssoFlowCookie = "toolgate_oidc"
 
 const ssoCallbackPath = "/login/oidc/callback"
+
+// flowCookieName is the cookie of the sign-in whose state is state.
+func flowCookieName(state string) string {
+	sum := sha256.Sum256([]byte(state))
+	return ssoFlowCookie + "_" + hex.EncodeToString(sum[:8])
+}
 
 func (s *Server) flowCodecs() []securecookie.Codec {
 	codecs := securecookie.CodecsFromPairs(s.deps.SessionKeys...)
@@ -33,31 +45,49 @@ func (s *Server) flowCodecs() []securecookie.Codec {
 }
 
 func (s *Server) writeFlowCookie(c echo.Context, f sso.Flow) error {
-	v, err := securecookie.EncodeMulti(ssoFlowCookie, f, s.flowCodecs()...)
+	name := flowCookieName(f.State)
+	v, err := securecookie.EncodeMulti(name, f, s.flowCodecs()...)
 	if err != nil {
 		return fmt.Errorf("write sign-in cookie: %w", err)
 	}
-	c.SetCookie(s.flowCookie(v, int(sso.FlowLifetime.Seconds())))
+	c.SetCookie(s.flowCookie(name, v, int(sso.FlowLifetime.Seconds())))
 	return nil
 }
 
-// takeFlowCookie returns the flow the browser holds (nil when none or
-// unreadable) and tells the browser to drop it.
+// takeFlowCookie returns the sign-in the callback's state names (nil when
+// the browser holds no sign-in at all) and tells the browser to drop that
+// cookie. When the browser holds other sign-ins but not this one, it
+// returns one of them, so that sso.Finish refuses the callback as a state
+// mismatch (an answer meant for another browser) rather than as a missing
+// sign-in.
 func (s *Server) takeFlowCookie(c echo.Context) *sso.Flow {
-	ck, err := c.Cookie(ssoFlowCookie)
-	if err != nil {
-		return nil
+	if ck, err := c.Cookie(flowCookieName(c.QueryParam("state"))); err == nil {
+		if f := s.decodeFlow(c, ck); f != nil {
+			return f
+		}
 	}
-	c.SetCookie(s.flowCookie("", -1))
+	for _, ck := range c.Cookies() {
+		if strings.HasPrefix(ck.Name, ssoFlowCookie+"_") {
+			if f := s.decodeFlow(c, ck); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// decodeFlow reads the sign-in in ck and clears ck; nil when unreadable.
+func (s *Server) decodeFlow(c echo.Context, ck *http.Cookie) *sso.Flow {
+	c.SetCookie(s.flowCookie(ck.Name, "", -1))
 	var f sso.Flow
-	if err := securecookie.DecodeMulti(ssoFlowCookie, ck.Value, &f, s.flowCodecs()...); err != nil {
+	if err := securecookie.DecodeMulti(ck.Name, ck.Value, &f, s.flowCodecs()...); err != nil {
 		return nil
 	}
 	return &f
 }
 
-func (s *Server) flowCookie(value string, maxAge int) *http.Cookie {
-	ck := &http.Cookie{Name: ssoFlowCookie, Value: value, Path: ssoCallbackPath, MaxAge: maxAge, HttpOnly: true,
+func (s *Server) flowCookie(name, value string, maxAge int) *http.Cookie {
+	ck := &http.Cookie{Name: name, Value: value, Path: ssoCallbackPath, MaxAge: maxAge, HttpOnly: true,
 		Secure: s.deps.Config.SecureCookies(), SameSite: http.SameSiteLaxMode}
 	if maxAge > 0 {
 		ck.Expires = time.Now().Add(time.Duration(maxAge) * time.Second)

@@ -59,7 +59,7 @@ func (a *ssoApp) begin(next string) (string, *http.Cookie) {
 	rec := a.do(request{method: "GET", path: "/login/oidc?next=" + url.QueryEscape(next)})
 	wantStatus(a.t, rec, http.StatusSeeOther)
 	for _, c := range rec.Result().Cookies() {
-		if c.Name == ssoFlowCookie && c.Value != "" {
+		if strings.HasPrefix(c.Name, ssoFlowCookie+"_") && c.Value != "" {
 			return rec.Header().Get("Location"), c
 		}
 	}

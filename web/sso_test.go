@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -175,4 +176,46 @@ func TestSSOCallbackRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSSOTwoSignInsInOneBrowser: two tabs start signing in before either
+// comes back; each callback finds its own sign-in (one cookie per state)
+// and clears only that cookie.
+func TestSSOTwoSignInsInOneBrowser(t *testing.T) {
+	a := newSSOApp(t, ssoOpts{})
+	u1, c1 := a.begin("/tools")
+	u2, c2 := a.begin("/audit")
+	if c1.Name == c2.Name {
+		t.Fatalf("both sign-ins use the cookie %s", c1.Name)
+	}
+	q1, q2 := a.atProvider(u1, "ann", "ann-pw"), a.atProvider(u2, "ann", "ann-pw")
+	for _, tc := range []struct {
+		q            url.Values
+		used, kept   *http.Cookie
+		wantLocation string
+	}{{q1, c1, c2, "/tools"}, {q2, c2, nil, "/audit"}} {
+		rec := a.callback(tc.q, tc.used, tc.kept) // the browser still holds the sign-ins not yet finished
+		wantStatus(t, rec, http.StatusSeeOther)
+		if loc := rec.Header().Get("Location"); loc != tc.wantLocation {
+			t.Errorf("sign-in went to %s, want %s", loc, tc.wantLocation)
+		}
+		for _, ck := range rec.Result().Cookies() {
+			if tc.kept != nil && ck.Name == tc.kept.Name {
+				t.Errorf("the other tab's sign-in cookie %s was cleared", ck.Name)
+			}
+		}
+		if !clears(rec, tc.used.Name) {
+			t.Errorf("the used sign-in cookie %s was not cleared", tc.used.Name)
+		}
+	}
+}
+
+// clears reports whether rec tells the browser to drop the cookie name.
+func clears(rec *httptest.ResponseRecorder, name string) bool {
+	for _, ck := range rec.Result().Cookies() {
+		if ck.Name == name && ck.MaxAge < 0 {
+			return true
+		}
+	}
+	return false
 }
