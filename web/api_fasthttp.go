@@ -23,7 +23,7 @@ import (
 // almost every time. net/http spends about twice nginx's CPU on such an
 // answer (a goroutine and a background read per request, headers parsed
 // into maps); fasthttp reuses its request objects and reads headers in
-// place. See the README's "Load" figures.
+// place. The README's Benchmarks section has the figures.
 //
 // GET /api/v1/bundle with an active token is answered here, 304 or 200,
 // with exactly the headers, metrics, fleet record and log line of the
@@ -94,7 +94,7 @@ var (
 // fetchHeaders are the request headers the fast path reads.
 type fetchHeaders struct {
 	authorization, ifNoneMatch string
-	report                     fetchReport // remote not set
+	report                     fetchReport // remoteIP not set
 }
 
 // readFetchHeaders reads them in one pass over the request's headers,
