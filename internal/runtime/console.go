@@ -55,22 +55,33 @@ type fetched struct {
 	etag        string
 }
 
-// fetchBundle asks for the current bundle, conditionally when etag is set.
-func (c *console) fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error) {
+// bundleRequest is GET /api/v1/bundle with the token and this runtime's
+// identification: its name, instance id, the version it runs and its last
+// refusal, which the console's fleet view shows.
+func (c *console) bundleRequest(ctx context.Context, running int64, refused string) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/api/v1/bundle", nil)
 	if err != nil {
-		return fetched{}, fmt.Errorf("fetch bundle: %w", err)
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Accept", "application/jose")
 	req.Header.Set(HeaderRuntimeName, c.name)
 	req.Header.Set(HeaderInstanceID, c.id)
 	req.Header.Set(HeaderBundleVersion, strconv.FormatInt(running, 10))
-	if etag != "" {
-		req.Header.Set("If-None-Match", etag)
-	}
 	if refused != "" {
 		req.Header.Set(HeaderRefused, refused)
+	}
+	return req, nil
+}
+
+// fetchBundle asks for the current bundle, conditionally when etag is set.
+func (c *console) fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error) {
+	req, err := c.bundleRequest(ctx, running, refused)
+	if err != nil {
+		return fetched{}, fmt.Errorf("fetch bundle: %w", err)
+	}
+	req.Header.Set("Accept", "application/jose")
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
 	}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {

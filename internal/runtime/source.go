@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/oci"
@@ -55,18 +54,11 @@ func (s *registrySource) fetchBundle(ctx context.Context, etag string, running i
 // and what it refused, without fetching the bundle: a conditional GET with
 // If-None-Match: * is answered 304 and recorded like any poll.
 func (c *console) report(ctx context.Context, running int64, refused string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/api/v1/bundle", nil)
+	req, err := c.bundleRequest(ctx, running, refused)
 	if err != nil {
 		return fmt.Errorf("report to console: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("If-None-Match", "*")
-	req.Header.Set(HeaderRuntimeName, c.name)
-	req.Header.Set(HeaderInstanceID, c.id)
-	req.Header.Set(HeaderBundleVersion, strconv.FormatInt(running, 10))
-	if refused != "" {
-		req.Header.Set(HeaderRefused, refused)
-	}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("report to console: %w", err)
