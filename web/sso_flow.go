@@ -57,18 +57,20 @@ func (s *Server) writeFlowCookie(c echo.Context, f sso.Flow) error {
 // takeFlowCookie returns the sign-in the callback's state names (nil when
 // the browser holds no sign-in at all) and tells the browser to drop that
 // cookie. When the browser holds other sign-ins but not this one, it
-// returns one of them, so that sso.Finish refuses the callback as a state
-// mismatch (an answer meant for another browser) rather than as a missing
-// sign-in.
+// returns one of them, left in place for its own tab, so that sso.Finish
+// refuses the callback as a state mismatch (an answer meant for another
+// browser) rather than as a missing sign-in.
 func (s *Server) takeFlowCookie(c echo.Context) *sso.Flow {
-	if ck, err := c.Cookie(flowCookieName(c.QueryParam("state"))); err == nil {
-		if f := s.decodeFlow(c, ck); f != nil {
+	name := flowCookieName(c.QueryParam("state"))
+	if ck, err := c.Cookie(name); err == nil {
+		c.SetCookie(s.flowCookie(name, "", -1))
+		if f := s.decodeFlow(ck); f != nil {
 			return f
 		}
 	}
 	for _, ck := range c.Cookies() {
 		if strings.HasPrefix(ck.Name, ssoFlowCookie+"_") {
-			if f := s.decodeFlow(c, ck); f != nil {
+			if f := s.decodeFlow(ck); f != nil {
 				return f
 			}
 		}
@@ -76,9 +78,8 @@ func (s *Server) takeFlowCookie(c echo.Context) *sso.Flow {
 	return nil
 }
 
-// decodeFlow reads the sign-in in ck and clears ck; nil when unreadable.
-func (s *Server) decodeFlow(c echo.Context, ck *http.Cookie) *sso.Flow {
-	c.SetCookie(s.flowCookie(ck.Name, "", -1))
+// decodeFlow reads the sign-in in ck; nil when unreadable or expired.
+func (s *Server) decodeFlow(ck *http.Cookie) *sso.Flow {
 	var f sso.Flow
 	if err := securecookie.DecodeMulti(ck.Name, ck.Value, &f, s.flowCodecs()...); err != nil {
 		return nil

@@ -189,6 +189,16 @@ func TestSSOTwoSignInsInOneBrowser(t *testing.T) {
 		t.Fatalf("both sign-ins use the cookie %s", c1.Name)
 	}
 	q1, q2 := a.atProvider(u1, "ann", "ann-pw"), a.atProvider(u2, "ann", "ann-pw")
+	// An answer for a sign-in neither tab started is refused, and both tabs'
+	// sign-ins stay in the browser.
+	forged := url.Values{"state": {"forged"}, "code": q1["code"]}
+	rec := a.callback(forged, c1, c2)
+	wantStatus(t, rec, http.StatusBadRequest)
+	for _, ck := range rec.Result().Cookies() {
+		if strings.HasPrefix(ck.Name, ssoFlowCookie) {
+			t.Errorf("a forged callback changed the sign-in cookie %s", ck.Name)
+		}
+	}
 	for _, tc := range []struct {
 		q            url.Values
 		used, kept   *http.Cookie
