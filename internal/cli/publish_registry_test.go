@@ -8,11 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/oci"
 	"github.com/toolgate/toolgate/internal/ocitest"
-	"github.com/toolgate/toolgate/internal/risk"
-	"github.com/toolgate/toolgate/internal/store"
 )
 
 // TestPublishToRegistryCLI: `toolgate publish --publish-to-registry`
@@ -21,17 +18,8 @@ import (
 // next publish pushes both, and latest is the newest.
 func TestPublishToRegistryCLI(t *testing.T) {
 	dir := t.TempDir()
+	seedOneTool(t, dir)
 	ctx := context.Background()
-	db, err := store.Open(ctx, config.DBPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
-		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
-	db.Close()
 	mustPublishCLI(t, dir, "keys", "rotate")
 
 	reg := ocitest.New(t, ocitest.Options{Auth: true})

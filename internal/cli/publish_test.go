@@ -39,21 +39,28 @@ func mustPublishCLI(t *testing.T, dir string, args ...string) string {
 	return out
 }
 
-func TestPublishExportVerifyCLI(t *testing.T) {
-	dir := t.TempDir()
+// seedOneTool migrates a SQLite database in dir and adds one exposed READ
+// tool, list_orders, ready to publish.
+func seedOneTool(t *testing.T, dir string) {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, config.DBPath(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer db.Close()
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
 	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
 		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
-	db.Close()
+}
 
-	_, err = publishCLI(t, dir, "publish")
+func TestPublishExportVerifyCLI(t *testing.T) {
+	dir := t.TempDir()
+	seedOneTool(t, dir)
+
+	_, err := publishCLI(t, dir, "publish")
 	if exitCode(err) != 1 || !strings.Contains(err.Error(), "no signing key") {
 		t.Fatalf("publish before any key: %v", err)
 	}
@@ -109,7 +116,8 @@ func TestPublishExportVerifyCLI(t *testing.T) {
 	if _, err := publishCLI(t, dir, "token", "revoke", "edge"); exitCode(err) != 1 {
 		t.Fatalf("second revoke: %v", err)
 	}
-	db, _ = store.Open(ctx, config.DBPath(dir))
+	ctx := context.Background()
+	db, _ := store.Open(ctx, config.DBPath(dir))
 	defer db.Close()
 	active, _, err := db.ActiveRuntimeTokens(ctx)
 	if err != nil {

@@ -12,11 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/oci"
 	"github.com/toolgate/toolgate/internal/ocitest"
-	"github.com/toolgate/toolgate/internal/risk"
-	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
@@ -29,17 +26,8 @@ import (
 func TestServePushesAndRuntimePullsFromRegistry(t *testing.T) {
 	reg := ocitest.Start(t, ocitest.Options{Auth: true})
 	dir := t.TempDir()
+	seedOneTool(t, dir)
 	ctx := context.Background()
-	db, err := store.Open(ctx, config.DBPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
-		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
-	db.Close()
 	mustPublishCLI(t, dir, "keys", "rotate")
 	keyFile := filepath.Join(dir, "keys.json")
 	writeCallFile(t, keyFile, []byte(mustPublishCLI(t, dir, "keys", "export")))
