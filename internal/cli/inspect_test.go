@@ -18,35 +18,11 @@ import (
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
-// inspectFixtureDir finds ../shared/fixtures/openapi from the module root;
-// it skips the test when the corpus is missing.
+// inspectFixtureDir is the corpus's first fixture set (fixtures/openapi);
+// it skips the test when the corpus is missing (see internal/corpus).
 func inspectFixtureDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatalf("finding the module root: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			tb.Fatal("finding the module root: no go.mod above the test directory")
-		}
-		dir = filepath.Dir(dir)
-	}
-	// Next to the module root, or next to a parent of it (a worktree).
-	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
-		fx := filepath.Join(d, "shared", "fixtures", "openapi")
-		if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err == nil {
-			return fx
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	corpus.Missing(tb, "fixture corpus not found next to %s or above; inspect on real documents not checked", dir)
-	return ""
+	return filepath.Dir(corpus.Path(tb, filepath.Join("fixtures", "openapi", "INDEX.tsv")))
 }
 
 // runInspect runs `toolgate inspect args...` and returns stdout, the one
@@ -168,13 +144,15 @@ func TestInspectBadInput(t *testing.T) {
 	}
 }
 
+// TestInspectTable reads the sample API's own description (the project's
+// file, so the test runs without the corpus).
 func TestInspectTable(t *testing.T) {
-	stdout, _, code := runInspect(t, filepath.Join(inspectFixtureDir(t), "swagger-petstore-oas30.yaml"))
+	stdout, _, code := runInspect(t, filepath.Join("..", "sampleapi", "openapi.yaml"))
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"RISK", "DEFAULT RETRY", "deletePet", "DELETE · 1 attempt (not idempotent)",
-		"19 operations: READ 5 · WRITE 5 · DESTRUCTIVE 2 · PRIVILEGED 7"} {
+	for _, want := range []string{"RISK", "DEFAULT RETRY", "deleteOrder", "DELETE · 1 attempt (not idempotent)",
+		"11 operations: READ 3 · WRITE 2 · DESTRUCTIVE 2 · PRIVILEGED 4"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}

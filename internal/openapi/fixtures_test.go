@@ -2,10 +2,8 @@ package openapi
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,37 +12,13 @@ import (
 	"github.com/toolgate/toolgate/internal/corpus"
 )
 
-// corpusDir finds shared/fixtures/openapi next to the module root or next to
-// one of its parents (a git worktree sits one level deeper than the main
-// checkout, e.g. /work/wt/NAME next to /work/shared).
+// corpusDir finds the fixture corpus's first set (fixtures/openapi).
 func corpusDir() (string, error) { return sharedFixtures("openapi") }
 
-// sharedFixtures finds shared/fixtures/NAME (with its INDEX.tsv) in the
-// module root's parent or an ancestor of it.
+// sharedFixtures finds fixtures/NAME of the corpus, with its INDEX.tsv.
 func sharedFixtures(name string) (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Dir(file)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("module root not found above %s", file)
-		}
-		dir = parent
-	}
-	first := filepath.Join(dir, "..", "shared", "fixtures", name)
-	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
-		fx := filepath.Join(d, "shared", "fixtures", name)
-		if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err == nil {
-			return fx, nil
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
-	}
-	return "", fmt.Errorf("fixtures not present at %s or above", first)
+	index, err := corpus.Find(filepath.Join("fixtures", name, "INDEX.tsv"))
+	return filepath.Dir(index), err
 }
 
 // fixtureDir is corpusDir for tests. A missing corpus fails the test: a
@@ -169,7 +143,7 @@ func TestFixtureSetsImportAsFileAndDirectory(t *testing.T) {
 	for _, set := range []string{"openapi", "openapi-more"} {
 		dir, err := sharedFixtures(set)
 		if err != nil {
-			t.Fatalf("fixture set %s: %v", set, err)
+			corpus.Missing(t, "fixture set %s: %v", set, err)
 		}
 		for _, fx := range fixturesIn(t, dir) {
 			rootFile, dirPath, root := fx.path, dir, fx.name

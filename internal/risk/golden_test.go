@@ -33,39 +33,6 @@ const (
 
 var moreDir = flag.String("fixtures-more", "", "read the openapi-more corpus from this folder instead of ../shared/fixtures/openapi-more")
 
-// sharedDir finds ../shared/<rel> relative to the module root, wherever the
-// test runs from; a worktree one level deeper (wt/NAME) looks in
-// ../../shared when ../shared does not exist.
-func sharedDir(t testing.TB, rel string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("finding the module root: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("finding the module root: no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		if up := filepath.Join(dir, "..", "..", "shared"); dirExists(up) {
-			shared = up
-		}
-	}
-	return filepath.Join(shared, rel)
-}
-
-func dirExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
 // fixtureDir finds one fixture corpus. Under -short the corpus may be
 // missing (the test skips, and under -race -short it always skips: the
 // corpus runs in the separate plain `go test` of `make unit`); a run
@@ -79,14 +46,10 @@ func fixtureDir(t testing.TB, set string) string {
 	if raceDetector && testing.Short() {
 		t.Skip("-short under -race: the fixture corpus runs in a separate go test without -race")
 	}
-	fx := sharedDir(t, filepath.Join("fixtures", set))
 	if set == corpusMore && *moreDir != "" {
-		fx = *moreDir
+		return *moreDir
 	}
-	if _, err := os.Stat(filepath.Join(fx, "INDEX.tsv")); err != nil {
-		corpus.Missing(t, "fixture corpus not found at %s (%v); golden classification not checked", fx, err)
-	}
-	return fx
+	return filepath.Dir(corpus.Path(t, filepath.Join("fixtures", set, "INDEX.tsv")))
 }
 
 func readIndex(t *testing.T, dir string) []fixture {

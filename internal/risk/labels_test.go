@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
 )
 
@@ -28,10 +29,7 @@ func readLabels(t *testing.T, path string) []label {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
-		if testing.Short() {
-			t.Skipf("-short: labels not found: %v", err)
-		}
-		t.Fatalf("labels not found: %v", err)
+		t.Fatalf("reading labels: %v", err)
 	}
 	defer f.Close()
 	var out []label
@@ -162,7 +160,7 @@ func scoreLabels(t *testing.T, labels []label) []scored {
 func TestDevLabels(t *testing.T) {
 	path := *labelsFile
 	if path == "" {
-		path = sharedDir(t, filepath.Join("labels", "dev-risk-labels.tsv"))
+		path = corpus.Path(t, filepath.Join("labels", "dev-risk-labels.tsv"))
 	}
 	rows := scoreLabels(t, readLabels(t, path))
 	var high, all tally

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,28 +9,11 @@ import (
 	"github.com/toolgate/toolgate/internal/openapi"
 )
 
-// fixtureDir finds ../shared/fixtures/openapi next to the module root.
+// fixtureDir is the corpus's first fixture set (fixtures/openapi); it
+// skips the test when the corpus is missing (see internal/corpus).
 func fixtureDir(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			tb.Skip("module root not found")
-		}
-		dir = parent
-	}
-	fx := filepath.Join(filepath.Dir(dir), "shared", "fixtures", "openapi")
-	if _, err := os.Stat(fx); err != nil {
-		corpus.Missing(tb, "fixtures not present at %s: skipping fixture imports", fx)
-	}
-	return fx
+	return filepath.Dir(corpus.Path(tb, filepath.Join("fixtures", "openapi", "INDEX.tsv")))
 }
 
 func loadFixture(tb testing.TB, name string) *openapi.Document {
