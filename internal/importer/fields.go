@@ -6,18 +6,13 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
-// FieldChange is one compared field of an operation that a re-import
-// changes, with both values as text for the diff page and the audit log.
-type FieldChange struct {
-	Field  string `json:"field"`
-	Before string `json:"before"`
-	After  string `json:"after"`
-}
-
-// The fields a re-import compares (issue 3, item 10).
+// The fields of an operation a re-import compares and shows (beside the
+// definition digest's own diff, R13); TestDiffFieldsCoverOperation keeps
+// the list honest.
 const (
 	FieldMethod     = "method"
 	FieldPath       = "path"
@@ -26,11 +21,13 @@ const (
 	FieldRiskClass  = "risk class"
 )
 
-func diffFields(s *Stored, op *openapi.Operation, a risk.Assessment) []FieldChange {
-	var out []FieldChange
+// diffFields lists the compared fields that differ, as text for the diff
+// page and the audit log, in the same type as a policy's diff.
+func diffFields(s *Stored, op *openapi.Operation, a risk.Assessment) []policy.FieldChange {
+	var out []policy.FieldChange
 	add := func(field, before, after string) {
 		if before != after {
-			out = append(out, FieldChange{Field: field, Before: before, After: after})
+			out = append(out, policy.FieldChange{Field: field, Before: before, After: after})
 		}
 	}
 	add(FieldMethod, s.Op.Method, op.Method)

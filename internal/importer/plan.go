@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
@@ -59,7 +60,7 @@ type Change struct {
 	// Before is the stored tool; nil for Added.
 	Before *Stored
 	// Fields lists the compared fields that differ (Changed only).
-	Fields []FieldChange
+	Fields []policy.FieldChange
 	// Class is the class in force after the import, and KeepOverride says
 	// whether the stored override still applies.
 	Class        risk.Class
