@@ -31,6 +31,7 @@ var (
 // extra flags if any, waits for /healthz, and stops it when the test ends.
 func startApp(t *testing.T, extra ...string) *app {
 	t.Helper()
+	requireBrowser(t)
 	a := &app{dataDir: t.TempDir()}
 	a.env = func(k string) string {
 		if k == "TOOLGATE_DATA_DIR" {

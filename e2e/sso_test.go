@@ -19,6 +19,7 @@ import (
 // (tg-approvers); staff gives the viewer role. Local sign-in is off.
 func startSSOApp(t *testing.T) (*app, *oidctest.Provider) {
 	t.Helper()
+	requireBrowser(t)
 	idp := oidctest.Start(t,
 		oidctest.User{ID: "u-ada", Username: "ada", Password: "ada-pw", Email: "ada@example.com", EmailVerified: true,
 			Groups: []string{"tg-admins"}},
