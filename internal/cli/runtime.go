@@ -25,7 +25,7 @@ type runtimeCmd struct {
 	RegistryCreds   string `name:"registry-credentials-file" env:"TOOLGATE_REGISTRY_CREDENTIALS_FILE" placeholder:"FILE" help:"JSON {\"username\",\"password\"} for the registry. Or set TOOLGATE_REGISTRY_USERNAME and TOOLGATE_REGISTRY_PASSWORD."`
 	RegistryPlain   bool   `name:"registry-plain-http" help:"Talk plain HTTP to the registry (a loopback registry in development; production registries use TLS)."`
 	TokenFile       string `name:"token-file" env:"TOOLGATE_RUNTIME_TOKEN_FILE" placeholder:"FILE" help:"File holding the runtime token ('toolgate token create'). Or set TOOLGATE_RUNTIME_TOKEN."`
-	DataDir         string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Data directory; the runtime keeps its last good bundle and trusted keys in DATA_DIR/runtime."`
+	DataDir         string `name:"data-dir" env:"TOOLGATE_RUNTIME_DATA_DIR" default:"./runtime-data" help:"Data directory (not the console's): the runtime keeps its last good bundle and trusted keys in DATA_DIR/runtime."`
 	Key             string `name:"key" placeholder:"JWKS_FILE" help:"Pinned public keys bundles must be signed with ('toolgate keys export')."`
 	TrustOnFirstUse bool   `name:"trust-on-first-use" help:"Without --key: fetch the console's keys once from /api/v1/keys and pin them in DATA_DIR/runtime/trusted-keys.json."`
 	Name            string `name:"name" env:"TOOLGATE_RUNTIME_NAME" placeholder:"NAME" help:"Name shown in the console's fleet view (default: host name)."`

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/sampleapi"
@@ -300,5 +302,18 @@ func TestRuntimeStdioAnswersEverythingReadBeforeEOF(t *testing.T) {
 	}
 	if strings.Contains(string(responses[`"call-3"`]), `"isError":true`) {
 		t.Errorf("tools/call failed: %s", responses[`"call-3"`])
+	}
+}
+
+// TestRuntimeDataDirIsNotTheConsoles: a runtime started beside a console
+// with the defaults (or with TOOLGATE_DATA_DIR set for the console) must not
+// write into the console's data directory.
+func TestRuntimeDataDirIsNotTheConsoles(t *testing.T) {
+	rf, _ := reflect.TypeFor[runtimeCmd]().FieldByName("DataDir")
+	cf, _ := reflect.TypeFor[config.Config]().FieldByName("DataDir")
+	for _, tag := range []string{"default", "env"} {
+		if rf.Tag.Get(tag) == cf.Tag.Get(tag) {
+			t.Errorf("runtime and console share the data directory's %s %q", tag, rf.Tag.Get(tag))
+		}
 	}
 }
