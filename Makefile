@@ -105,8 +105,11 @@ build: ## build bin/toolgate
 	$(GO) build -o bin/toolgate ./cmd/toolgate
 
 .PHONY: run
-run: ## run the console (default 127.0.0.1:8080, ./data); ARGS="--addr … --data-dir …" to change
-	$(GO) run ./cmd/toolgate serve $(ARGS)
+run: ## build and run the console (default 127.0.0.1:8080, ./data); ARGS="--addr … --data-dir …" to change
+	@echo "make run: building bin/toolgate (the first build compiles every dependency: a minute or more)…"
+	@$(GO) build -o bin/toolgate ./cmd/toolgate
+	@echo "make run: starting the console; the first start prints a one-time setup link to create the first admin"
+	bin/toolgate serve $(ARGS)
 
 # --- checks --------------------------------------------------------------
 
