@@ -1,9 +1,10 @@
 package importer
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/testing/fill"
 
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -38,43 +39,6 @@ var operationFields = map[string]string{
 	"SchemaGaps":           "-follows InputSchema; flagged on the tool page and acknowledged there",
 }
 
-// fillOp sets every field under v to a value that depends on variant.
-func fillOp(v reflect.Value, variant int) {
-	switch v.Kind() {
-	case reflect.Bool:
-		v.SetBool(variant%2 == 1)
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(variant))
-	case reflect.String:
-		v.SetString(fmt.Sprintf("v%d", variant))
-	case reflect.Slice:
-		if v.Type().Elem().Kind() == reflect.Uint8 { // JSON
-			v.SetBytes(fmt.Appendf(nil, `{"type":"t%d"}`, variant))
-			return
-		}
-		s := reflect.MakeSlice(v.Type(), 1, 1)
-		fillOp(s.Index(0), variant)
-		v.Set(s)
-	case reflect.Map:
-		m := reflect.MakeMap(v.Type())
-		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
-		fillOp(k, variant)
-		fillOp(e, variant)
-		m.SetMapIndex(k, e)
-		v.Set(m)
-	case reflect.Pointer:
-		p := reflect.New(v.Type().Elem())
-		fillOp(p.Elem(), variant)
-		v.Set(p)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			fillOp(v.Field(i), variant)
-		}
-	default:
-		panic("fillOp does not know " + v.Kind().String())
-	}
-}
-
 func TestDiffFieldsCoverOperation(t *testing.T) {
 	ot := reflect.TypeFor[openapi.Operation]()
 	seen := map[string]bool{}
@@ -91,9 +55,9 @@ func TestDiffFieldsCoverOperation(t *testing.T) {
 		}
 		t.Run(f.Name, func(t *testing.T) {
 			var before openapi.Operation
-			fillOp(reflect.ValueOf(&before).Elem(), 1)
+			fill.Value(reflect.ValueOf(&before).Elem(), 1)
 			after := before
-			fillOp(reflect.ValueOf(&after).Elem().Field(i), 2)
+			fill.Value(reflect.ValueOf(&after).Elem().Field(i), 2)
 			s := &Stored{Op: before, DetectedClass: risk.Write}
 			changes := diffFields(s, &after, risk.Assessment{Class: risk.Write})
 			if len(changes) != 1 || changes[0].Field != listed {

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/testing/fill"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden.json from the current types")
@@ -42,35 +43,6 @@ func policyLeaves(t reflect.Type, index []int, prefix string) []leaf {
 		}
 	}
 	return out
-}
-
-// fill sets every field under v to a value that depends on variant, so two
-// variants differ in every leaf; pointers are allocated.
-func fill(v reflect.Value, variant int) {
-	switch v.Kind() {
-	case reflect.Bool:
-		v.SetBool(variant%2 == 1)
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		v.SetInt(int64(100 + variant))
-	case reflect.Float64:
-		v.SetFloat(1.5 + float64(variant))
-	case reflect.String:
-		v.SetString(fmt.Sprintf("value-%d", variant))
-	case reflect.Slice:
-		s := reflect.MakeSlice(v.Type(), 1, 1)
-		fill(s.Index(0), variant)
-		v.Set(s)
-	case reflect.Pointer:
-		p := reflect.New(v.Type().Elem())
-		fill(p.Elem(), variant)
-		v.Set(p)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			fill(v.Field(i), variant)
-		}
-	default:
-		panic("policy test: fill does not know " + v.Kind().String())
-	}
 }
 
 // fieldByPath walks index from v, allocating nil pointers on the way.
@@ -107,7 +79,7 @@ func clonePolicy(t *testing.T, p Policy) Policy {
 // alone, by reflection; adding a field fails here until Diff lists it.
 func TestDiffCoversEveryField(t *testing.T) {
 	var base Policy
-	fill(reflect.ValueOf(&base).Elem(), 1)
+	fill.Value(reflect.ValueOf(&base).Elem(), 1)
 	leaves := policyLeaves(reflect.TypeFor[Policy](), nil, "")
 	if len(leaves) < 16 {
 		t.Fatalf("found %d leaves, fewer than Policy has today: the walk is broken", len(leaves))
@@ -119,7 +91,7 @@ func TestDiffCoversEveryField(t *testing.T) {
 			if f.Kind() == reflect.Pointer {
 				f.Set(reflect.Zero(f.Type())) // set against nil
 			} else {
-				fill(f, 2)
+				fill.Value(f, 2)
 			}
 			if reflect.DeepEqual(base, after) {
 				t.Fatalf("the test did not change %s", l.name)
@@ -138,7 +110,7 @@ func TestDiffCoversEveryField(t *testing.T) {
 // old rows (without the key) still mean what they meant.
 func TestPolicyStoredJSON(t *testing.T) {
 	var p Policy
-	fill(reflect.ValueOf(&p).Elem(), 1)
+	fill.Value(reflect.ValueOf(&p).Elem(), 1)
 	got, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		t.Fatal(err)
