@@ -74,7 +74,7 @@ if [ "$$(id -u)" = 0 ]; then \
     if command -v service >/dev/null; then service "$$unit" stop >/dev/null 2>&1 || true; fi; \
   done; \
 else \
-  echo "$(1) need $(2): run 'sudo apt-get update && sudo apt-get install -y --no-install-recommends $(2)'$(if $(3), then 'sudo systemctl disable --now $(3)'); exit 1; \
+  echo "$(1) need $(2): run 'sudo apt-get update && sudo apt-get install -y --no-install-recommends $(2)'$(if $(3), then 'sudo systemctl disable --now $(3)')"; exit 1; \
 fi
 endef
 
