@@ -41,6 +41,7 @@ func TestBundlesPage(t *testing.T) {
 			in("select#from option[value='2'][selected]"), in("select#to option[value='3'][selected]")),
 		in("[data-testid=registry] code", hasText("oci://registry.local/toolgate")),
 		count("[data-testid=history] tr[data-testid=history-row]", 3),
+		inEach("tr[data-testid=history-row]", in("a[download][href$='/download']")),
 		in("tr[data-testid=history-row]:has(a[href='/bundles/3/download'])", hasText("expose "+evil), in(".badge.on", hasText("current")),
 			in("#push-v3[data-testid=push-status][data-state=failed]", hasText("push failed: registry refused, retrying"),
 				postForm("/bundles/3/push", hasAttr("hx-post", "/bundles/3/push"), hasAttr("hx-target", "#push-v3"))),
