@@ -1,0 +1,72 @@
+package htmlcheck
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// TestHTMLCheckFails keeps the helper honest: each check fails on a page
+// that lacks what it asks for, and passes on one that has it.
+func TestHTMLCheckFails(t *testing.T) {
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(`<main><h1 id="x">Tools</h1><p class="a">one</p><p class="a">two</p></main>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]Checker{
+		"missing element": In("h2"),
+		"wrong text":      In("h1", HasText("Sources")),
+		"wrong attribute": In("h1", HasAttr("id", "y")),
+		"missing attr":    In("h1", HasAttr("class", "")),
+		"count":           Count("p.a", 1),
+		"none":            None("p"),
+		"each, one fails": InEach("p.a", HasText("one")),
+		"each, no match":  InEach("h2"),
+	} {
+		if c(doc.Selection) == "" {
+			t.Errorf("%s: check passed on a page that fails it", name)
+		}
+	}
+	for name, c := range map[string]Checker{
+		"element":        In("h1", HasText("Tools"), HasAttr("id", "x")),
+		"any of several": In("p.a", HasText("two")),
+		"each":           InEach("p.a", HasAttr("class", "a")),
+		"count":          Count("p.a", 2),
+		"none":           None("h2"),
+	} {
+		if msg := c(doc.Selection); msg != "" {
+			t.Errorf("%s: %s", name, msg)
+		}
+	}
+}
+
+// TestHTMLCheckRun: Run turns every failing check into a test error and a
+// passing page into none.
+func TestHTMLCheckRun(t *testing.T) {
+	page := `<form action="/x" method="post"><input type="hidden" name="csrf"></form>`
+	var rec recorder
+	Run(&rec, page, In("form", HasAttr("action", "/y")), None("input"), In("form[method=post]"))
+	if len(rec.errors) != 2 {
+		t.Errorf("Run reported %d errors, want 2: %q", len(rec.errors), rec.errors)
+	}
+	rec = recorder{}
+	Run(&rec, page, In("form", HasAttr("action", "/x")))
+	if len(rec.errors) != 0 {
+		t.Errorf("Run reported %q on a page that passes", rec.errors)
+	}
+}
+
+// recorder is a testing.TB that keeps the errors it is given.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Error(args ...any) {
+	for _, a := range args {
+		r.errors = append(r.errors, a.(string))
+	}
+}
