@@ -185,9 +185,9 @@ func KeysPage(m KeysView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var8 string
-					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(k.KeyID)
+					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(" " + k.KeyID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `keys.templ`, Line: 59, Col: 86}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `keys.templ`, Line: 59, Col: 91}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 					if templ_7745c5c3_Err != nil {

@@ -42,6 +42,8 @@ func TestBundlesPage(t *testing.T) {
 		in("[data-testid=registry] code", hasText("oci://registry.local/toolgate")),
 		count("[data-testid=history] tr[data-testid=history-row]", 3),
 		inEach("tr[data-testid=history-row]", in("a[download][href$='/download']")),
+		in("a[href='/bundles/3/download']", hasText("Download v3")), // the accessible name keeps its space
+		in("#push-v3 button", hasText("Retry push now v3")),
 		in("tr[data-testid=history-row]:has(a[href='/bundles/3/download'])", hasText("expose "+evil), in(".badge.on", hasText("current")),
 			in("#push-v3[data-testid=push-status][data-state=failed]", hasText("push failed: registry refused, retrying"),
 				postForm("/bundles/3/push", hasAttr("hx-post", "/bundles/3/push"), hasAttr("hx-target", "#push-v3"))),
@@ -115,7 +117,7 @@ func TestKeysPage(t *testing.T) {
 		count("[data-testid=keys-table] tr[data-testid=key-row]", 3),
 		in("tr[data-testid=key-row]:has(code:contains('k3'))", hasText("active"), hasText("signs the current bundle"), none("form")),
 		in("tr[data-testid=key-row]:has(code:contains('k1'))", hasText("retired 2026-10-02"), none("form")),
-		postForm("/keys/k2/retire", in("input[type=checkbox][name=confirm][required]"), in("button.danger", hasText("Retire"))),
+		postForm("/keys/k2/retire", in("input[type=checkbox][name=confirm][required]"), in("button.danger", hasText("Retire k2"))),
 		postForm("/keys/rotate", hasAttr("data-testid", "rotate-form"), in("input[name=confirm][required]")))
 	wantPage(t, KeysPage(KeysView{Page: page("Signing keys"), Keys: keys}), "Signing keys",
 		none("form[action$='/retire']"), none("[data-testid=rotate-form]"))

@@ -52,7 +52,7 @@ func TestTokensPage(t *testing.T) {
 		none("[data-testid=form-error]"),
 		count("[data-testid=tokens-table] tr[data-testid=token-row]", 2),
 		inEach("form[action$='/revoke']", in("input[type=checkbox][name=confirm][required]")),
-		postForm("/tokens/checkout-prod/revoke", in("input[name=confirm][required]"), in("button.danger", hasText("Revoke"))),
+		postForm("/tokens/checkout-prod/revoke", in("input[name=confirm][required]"), in("button.danger", hasText("Revoke checkout-prod"))),
 		none("form[action='/tokens/old/revoke']"),
 		in("tr[data-testid=token-row]:has(form[action='/tokens/checkout-prod/revoke'])", hasText("2026-11-30 by ada@example.com"), hasText("never")),
 		in("tr[data-testid=token-row] .badge.off", hasText("revoked 2026-10-06")))
