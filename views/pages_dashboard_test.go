@@ -67,7 +67,7 @@ func TestDefaultsPage(t *testing.T) {
 		in("[data-testid=defaults-conflict][role=alert] [data-testid=diff] th", hasText("Stored now")),
 		postForm("/defaults", hasAttr("hx-post", "/defaults/preview"), hasAttr("hx-target", "#defaults-preview"),
 			in("input[type=hidden][name=version][value='6']"),
-			in("input#pf-safe\\.attempts[aria-invalid]", hasAttr("value", "2")),
+			in("input#pf-safe\\.attempts[aria-invalid]", hasAttr("value", "2"), hasAttr("aria-describedby", "pf-safe.attempts-error")),
 			in("[data-testid=field-error]", hasText("Attempts must be 1 to 10.")),
 			in(".field-error", hasText("Pick at least one status.")),
 			in("input[name=safe\\.retry_on][value='429'][checked]"), none("input[name=safe\\.retry_on][value='500'][checked]"),
