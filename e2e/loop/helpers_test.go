@@ -56,10 +56,12 @@ func (c *command) halt(t *testing.T) {
 	})
 }
 
-// await returns the first submatch of re in the command's stdout.
+// await returns the first submatch of re in the command's stdout. The
+// bound is generous: a first start under -race on a loaded two-core
+// machine (migrations, key generation) has taken over 15 s.
 func (c *command) await(t *testing.T, re *regexp.Regexp) string {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if m := re.FindStringSubmatch(c.out.String()); m != nil {
 			return m[1]
 		}
