@@ -61,7 +61,7 @@ func newRegistryFixture(t *testing.T, k bundle.SigningKey, clk *clock, console s
 	}
 	counts := &countingTransport{counts: map[string]int{}}
 	logs := &syncbuf.Buffer{}
-	rt, err := New(Options{Logger: slog.New(slog.NewTextHandler(logs, nil)),BundleSource: reg.Target("toolgate/bundles").String(), ConsoleURL: console, Token: testToken,
+	rt, err := New(Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), BundleSource: reg.Target("toolgate/bundles").String(), ConsoleURL: console, Token: testToken,
 		Registry: oci.Options{PlainHTTP: true, Credentials: reg.Credentials, HTTPClient: &http.Client{Transport: counts}},
 		Name:     "test-rt", DataDir: t.TempDir(), TrustedKeys: keySet(k), MaxStaleness: 10 * time.Minute,
 		Executor: sampleCredentials(t), Now: clk.Now, Version: "test"})
