@@ -27,18 +27,16 @@ type stampHeld struct {
 }
 
 // syncRegistry is Sync for a registry source, in TUF's order: the
-// timestamp first (one HEAD while it is unchanged); when it names the
-// bundle in force, that is all. Otherwise the "latest" tag, and when that
-// is older than the timestamp names, the named version's own tag. Only a
-// verified, unexpired timestamp naming the bundle in force confirms it
-// (R14); the registry answering proves nothing.
+// timestamp first, then the "latest" tag (one HEAD each while unchanged),
+// and when latest is older than the timestamp names, the named version's
+// own tag. Only a verified, unexpired timestamp naming the bundle in force
+// confirms it (R14); the registry answering proves nothing. latest is
+// resolved even when the timestamp names the bundle in force: the pusher
+// moves latest before it pushes the new timestamp, and a poll in between
+// would otherwise wait a whole poll interval for the new bundle.
 func (r *Runtime) syncRegistry(ctx context.Context, src *registrySource, keys bundle.KeySet, cur *snapshot) error {
 	src.reportToConsole(ctx, cur, r.refusalReport())
 	ts := r.pullStamp(ctx, src, keys)
-	if ts != nil && cur != nil && ts.Names(cur.bundle.Version, cur.digest) {
-		r.metrics.fetch("not_modified")
-		return r.judgeStamp(ts, cur)
-	}
 	err := r.pullBundle(ctx, src, oci.TagLatest, keys)
 	if cur = r.snap.Load(); ts != nil && (cur == nil || ts.Version > cur.bundle.Version) {
 		if e := r.pullBundle(ctx, src, oci.Tag(ts.Version), keys); e != nil && !errors.Is(e, oci.ErrNotFound) {

@@ -134,10 +134,11 @@ func (a *authClient) Do(req *http.Request) (*http.Response, error) {
 	return http.DefaultClient.Do(req)
 }
 
-// TestRegistrySourceServesToolsAndPollsWithOneHEAD: while the timestamp
-// names the bundle in force, a poll is one HEAD (the timestamp's tag) and
-// confirms the bundle as of the timestamp's issue time.
-func TestRegistrySourceServesToolsAndPollsWithOneHEAD(t *testing.T) {
+// TestRegistrySourceServesToolsAndPollsWithTwoHEADs: while nothing
+// changes, a poll is one HEAD for the timestamp's tag and one for latest;
+// a re-signed timestamp naming the bundle in force confirms it as of its
+// issue time.
+func TestRegistrySourceServesToolsAndPollsWithTwoHEADs(t *testing.T) {
 	k := testKey(t, 1)
 	_, up := upstream(t)
 	clk := newClock()
@@ -152,8 +153,8 @@ func TestRegistrySourceServesToolsAndPollsWithOneHEAD(t *testing.T) {
 	f.counts.take()
 	clk.Advance(time.Minute)
 	mustSync(t, f.rt)
-	if got := f.counts.take(); got[http.MethodHead] != 1 || got[http.MethodGet] != 0 {
-		t.Errorf("unchanged timestamp cost %v, want one HEAD", got)
+	if got := f.counts.take(); got[http.MethodHead] != 2 || got[http.MethodGet] != 0 {
+		t.Errorf("an unchanged registry cost %v, want two HEADs", got)
 	}
 	clk.Advance(time.Minute)
 	f.stamp(t, k, 1, signBundle(t, k, 1, t0, 0, up.URL, getOrderTool()))
