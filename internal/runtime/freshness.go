@@ -53,7 +53,14 @@ func (r *Runtime) freshnessReport() string {
 		return fmt.Sprintf("expired: bundle v%d expired at %s, every tool withdrawn", s.bundle.Version,
 			s.bundle.ExpiresAt.UTC().Format(time.RFC3339))
 	case freshStale:
-		return "stale: " + r.whyStale(s, now) + "; DESTRUCTIVE and PRIVILEGED tools withdrawn"
+		why := r.whyStale(s, now)
+		if r.behind.Load() == 0 {
+			// Not the age: the report stays the same from poll to poll,
+			// so the console need not record each one.
+			why = fmt.Sprintf("bundle v%d unconfirmed since %s, longer than the maximum staleness %s", s.bundle.Version,
+				time.Unix(0, r.confirmedAt.Load()).UTC().Format(time.RFC3339), r.opts.MaxStaleness)
+		}
+		return "stale: " + why + "; DESTRUCTIVE and PRIVILEGED tools withdrawn"
 	}
 	return ""
 }
