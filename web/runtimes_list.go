@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/views"
@@ -35,15 +36,25 @@ func (s *Server) runtimesList(c echo.Context) error {
 	if page < m.Pages {
 		m.NextURL = "/runtimes?page=" + strconv.Itoa(page+1)
 	}
-	if m.CurrentVersion, err = s.deps.Store.LatestBundleVersion(ctx); err != nil {
+	now := s.deps.Store.Now()
+	cur, err := s.deps.Store.LatestBundleSummary(ctx)
+	switch {
+	case apperr.CodeOf(err) == apperr.NotFound:
+	case err != nil:
 		return err
+	default:
+		m.CurrentVersion = cur.Version
+		if !now.Before(cur.ExpiresAt) {
+			// Runtimes refuse every tool of an expired bundle (R11), and
+			// nothing but a publish ends that.
+			m.CurrentExpiredAt = consoleTime(cur.ExpiresAt)
+		}
 	}
 	tokens, err := s.deps.Store.ListRuntimeTokens(ctx)
 	if err != nil {
 		return err
 	}
 	m.Evictions = evictionRows(tokens)
-	now := s.deps.Store.Now()
 	for _, in := range instances {
 		row := views.RuntimeRow{Name: in.Name, InstanceID: in.InstanceID, TokenName: in.TokenName, LastSeen: consoleTime(in.LastSeen),
 			Version: in.Version, Stale: now.Sub(in.LastSeen) > s.pub.staleAfter, RemoteAddr: in.RemoteAddr, Refused: in.Refused}

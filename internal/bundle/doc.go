@@ -175,6 +175,65 @@
 //
 // On any refusal a runtime keeps its last good bundle (R11).
 //
+// # Timestamp
+//
+// A bundle proves what it allows, not that it is still the newest: a
+// registry (or anyone between it and a runtime) can keep serving an old,
+// validly signed bundle, and a tool withdrawn since stays callable until
+// that bundle expires. A runtime that asks the console itself learns the
+// newest version from the console's answer; one that pulls from a registry
+// learns it from a timestamp (TUF's timestamp role; R14): a short-lived
+// document the console signs with the bundle key, naming the newest
+// bundle, re-signed on a schedule while nothing changes. Its payload is
+// the canonical JSON object (exactly these members, RFC 8785 form)
+//
+//	bundle_digest  string   "sha256:" and the lower-case hex SHA-256 of the
+//	                        newest bundle's JWS compact serialization (the
+//	                        bytes a runtime receives, whitespace trimmed)
+//	expires_at     string   RFC 3339 UTC, whole seconds, after issued_at
+//	                        (the console's default: issued_at + 3 × its
+//	                        re-signing interval)
+//	issued_at      string   same form: when the console signed it
+//	schema         string   "toolgate.timestamp/v1"
+//	version        integer  the newest bundle's version
+//
+// e.g. {"bundle_digest":"sha256:9f2c…","expires_at":"2025-03-01T12:03:00Z",
+// "issued_at":"2025-03-01T12:00:00Z","schema":"toolgate.timestamp/v1","version":7},
+// signed in the bundle's envelope (above) with the protected header
+//
+//	{"alg":"EdDSA","kid":"<key id>","typ":"toolgate-timestamp+jws"}
+//
+// under the active bundle key, whose kid names it. The typ keeps the two
+// documents apart: a bundle is never accepted as a timestamp, nor the
+// reverse. A timestamp has no compatible additions: any change is a new
+// schema. The console pushes it to the registry beside the bundle
+// (internal/oci: the tag "timestamp") after the bundle itself.
+//
+// A verifier (VerifyTimestamp) checks steps 1–4 above with typ
+// "toolgate-timestamp+jws" (else the same errors; another typ is
+// ErrTimestampSchema), then that the payload is its own canonical form
+// with exactly the members above (else ErrTimestampSchema), that now is
+// before expires_at (else ErrTimestampExpired) and that issued_at is at
+// most five minutes ahead (else ErrTimestampNotYetValid). A registry
+// runtime then compares what it names with the bundle it serves:
+//
+//   - the same version and digest: the bundle was the newest at issued_at;
+//     that is the time the staleness rule (R11) measures from, as it does
+//     from a console's answer;
+//   - a newer version: the registry serves old content. The runtime pulls
+//     that version's own tag; when that fails too it is stale at once
+//     (DESTRUCTIVE and PRIVILEGED tools withdrawn) and says so in its log,
+//     metrics and fleet report, until the registry serves the bundle named;
+//   - an older version, or none, or a refused or expired timestamp:
+//     nothing is confirmed; past the maximum staleness since the last
+//     confirmation the runtime is stale, exactly as one that cannot reach
+//     its console.
+//
+// Console and runtime clocks must agree to well within the re-signing
+// interval (NTP), and a runtime's maximum staleness must exceed that
+// interval plus its poll interval, or it turns stale between two
+// timestamps.
+//
 // # Versioning
 //
 // The schema member carries the format's major, "toolgate.bundle/v<major>".

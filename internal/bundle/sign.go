@@ -46,23 +46,33 @@ func Sign(b *Bundle, k SigningKey) ([]byte, error) {
 
 // signPayload signs bytes as they are; Sign always passes canonical bytes.
 func signPayload(payload []byte, k SigningKey) ([]byte, error) {
+	out, err := signJWS(payload, k, JWSType)
+	if err != nil {
+		return nil, fmt.Errorf("sign bundle: %w", err)
+	}
+	return out, nil
+}
+
+// signJWS makes the compact JWS of payload under k with the given typ: the
+// one envelope of bundles and timestamps.
+func signJWS(payload []byte, k SigningKey, typ string) ([]byte, error) {
 	if len(k.Private) != 0 && k.KeyID == "" {
-		return nil, errors.New("sign bundle: signing key has no kid")
+		return nil, errors.New("signing key has no kid")
 	}
 	signer, err := jose.NewSigner(
 		jose.SigningKey{Algorithm: jose.EdDSA, Key: jose.JSONWebKey{Key: k.Private, KeyID: k.KeyID}},
-		(&jose.SignerOptions{}).WithType(JWSType),
+		(&jose.SignerOptions{}).WithType(jose.ContentType(typ)),
 	)
 	if err != nil {
-		return nil, fmt.Errorf("sign bundle: %w", err)
+		return nil, err
 	}
 	jws, err := signer.Sign(payload)
 	if err != nil {
-		return nil, fmt.Errorf("sign bundle: %w", err)
+		return nil, err
 	}
 	compact, err := jws.CompactSerialize()
 	if err != nil {
-		return nil, fmt.Errorf("sign bundle: %w", err)
+		return nil, err
 	}
 	return []byte(compact), nil
 }
@@ -173,8 +183,14 @@ func verifySignature(compact []byte, parts [3][]byte, key PublicKey) error {
 
 // readEnvelope splits the compact serialization and classifies everything
 // that can be said about the envelope before a key is touched: its shape,
-// the algorithm and the header.
+// the algorithm and the header (typ JWSType; a wrong one is ErrSchema).
 func readEnvelope(compact []byte) (protectedHeader, [3][]byte, error) {
+	return readEnvelopeOf(compact, JWSType, ErrSchema)
+}
+
+// readEnvelopeOf is readEnvelope for the JWS type typ, reporting a header
+// that does not belong to it with schemaErr.
+func readEnvelopeOf(compact []byte, typ string, schemaErr error) (protectedHeader, [3][]byte, error) {
 	var parts [3][]byte
 	if bytes.Count(compact, []byte{'.'}) != 2 {
 		return protectedHeader{}, parts, fmt.Errorf("%w: want 3 dot-separated parts, got %d", ErrUnsigned, bytes.Count(compact, []byte{'.'})+1)
@@ -182,12 +198,12 @@ func readEnvelope(compact []byte) (protectedHeader, [3][]byte, error) {
 	first := bytes.IndexByte(compact, '.')
 	second := first + 1 + bytes.IndexByte(compact[first+1:], '.')
 	parts = [3][]byte{compact[:first], compact[first+1 : second], compact[second+1:]}
-	hdr, err := readProtectedHeader(parts)
+	hdr, err := readProtectedHeader(parts, typ, schemaErr)
 	return hdr, parts, err
 }
 
 // readProtectedHeader decodes and checks the protected header.
-func readProtectedHeader(parts [3][]byte) (protectedHeader, error) {
+func readProtectedHeader(parts [3][]byte, typ string, schemaErr error) (protectedHeader, error) {
 	raw := make([]byte, base64.RawURLEncoding.DecodedLen(len(parts[0])))
 	n, err := base64.RawURLEncoding.Decode(raw, parts[0])
 	if err != nil {
@@ -210,11 +226,11 @@ func readProtectedHeader(parts [3][]byte) (protectedHeader, error) {
 	}
 	for name := range all {
 		if !slices.Contains([]string{"alg", "kid", "typ"}, name) {
-			return hdr, fmt.Errorf("%w: unexpected JWS header parameter %q", ErrSchema, name)
+			return hdr, fmt.Errorf("%w: unexpected JWS header parameter %q", schemaErr, name)
 		}
 	}
-	if hdr.Typ != JWSType {
-		return hdr, fmt.Errorf("%w: JWS typ is %q, want %q", ErrSchema, hdr.Typ, JWSType)
+	if hdr.Typ != typ {
+		return hdr, fmt.Errorf("%w: JWS typ is %q, want %q", schemaErr, hdr.Typ, typ)
 	}
 	if hdr.Kid == "" {
 		return hdr, fmt.Errorf("%w: the JWS header has no kid", ErrUnknownKey)

@@ -29,11 +29,11 @@ func (c *publishCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer db.Close()
-	push, err := c.pusher(env, db, slog.New(slog.NewTextHandler(env.Stderr, nil)))
+	keys, err := openKeyring(ctx, db, c.DataDir, c.KEKFile)
 	if err != nil {
 		return err
 	}
-	keys, err := openKeyring(ctx, db, c.DataDir, c.KEKFile)
+	push, err := c.pusher(env, db, slog.New(slog.NewTextHandler(env.Stderr, nil)), keys)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,8 @@ import (
 // TestPublishToRegistryCLI: `toolgate publish --publish-to-registry`
 // publishes whatever the registry does: down, the version is printed, the
 // failure goes to stderr (without the password) and stays queued; up, the
-// next publish pushes both, and latest is the newest.
+// next publish pushes both, latest is the newest and the timestamp names
+// it; timestamp settings that cannot work are a usage error.
 func TestPublishToRegistryCLI(t *testing.T) {
 	dir := t.TempDir()
 	seedOneTool(t, dir)
@@ -58,6 +59,17 @@ func TestPublishToRegistryCLI(t *testing.T) {
 	}
 	if latest, _, err := c.LatestVersion(ctx); err != nil || latest != 2 {
 		t.Fatalf("latest = v%d, %v; want v2", latest, err)
+	}
+	// The push is followed by a timestamp naming v2 (R14).
+	keyFile := filepath.Join(dir, "keys.json")
+	writeCallFile(t, keyFile, []byte(mustPublishCLI(t, dir, "keys", "export")))
+	wantTimestamp(t, c, keyFile, 2)
+
+	for _, bad := range [][]string{{"--registry-timestamp-interval", "0s"}, {"--registry-timestamp-expiry", "30s"}} {
+		_, err = publishCLI(t, dir, append([]string{"publish", "--publish-to-registry", target}, bad...)...)
+		if exitCode(err) != 2 || !strings.Contains(err.Error(), "--registry-timestamp-expiry longer than it") {
+			t.Fatalf("publish %v: %v, want a usage error", bad, err)
+		}
 	}
 
 	_, err = publishCLI(t, dir, "publish", "--publish-to-registry", "https://x/y")

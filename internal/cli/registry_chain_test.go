@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/oci"
 	"github.com/toolgate/toolgate/internal/ocitest"
 	"github.com/toolgate/toolgate/internal/syncbuf"
@@ -19,7 +21,8 @@ import (
 
 // TestServePushesAndRuntimePullsFromRegistry is the whole chain through
 // the commands: `serve --publish-to-registry` pushes a bundle that
-// `toolgate publish` (another process, no registry flag) stored, and
+// `toolgate publish` (another process, no registry flag) stored, and a
+// timestamp naming it, signed with the console's key (R14), and
 // `runtime --bundle-source` pulls it from the registry — no console URL —
 // and lists its tool over MCP. The registry password (from the
 // environment) appears in no output.
@@ -65,6 +68,9 @@ func TestServePushesAndRuntimePullsFromRegistry(t *testing.T) {
 			t.Fatalf("serve did not push v1 within 20s; logs:\n%s", serveLogs.String())
 		}
 	}
+	// The pusher logs a push after latest moved, and pushes the timestamp
+	// after that: once the timestamp is there, so is the log line.
+	wantTimestamp(t, client, keyFile, 1)
 	if !regexp.MustCompile(`bundle pushed to the registry.*version=1`).MatchString(serveLogs.String()) {
 		t.Errorf("the push is not logged:\n%s", serveLogs.String())
 	}
@@ -99,4 +105,32 @@ func TestServePushesAndRuntimePullsFromRegistry(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "rt", "runtime", "bundle.jws")); err != nil {
 		t.Errorf("the pulled bundle was not persisted: %v", err)
 	}
+}
+
+// wantTimestamp waits for the registry's timestamp to name version, signed
+// by a key of the exported key file.
+func wantTimestamp(t *testing.T, client *oci.Client, keyFile string, version int64) {
+	t.Helper()
+	raw, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := bundle.ParseKeySet(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		p, err := client.PullTimestamp(t.Context(), "")
+		if err != nil {
+			last = err
+			continue
+		}
+		ts, err := bundle.VerifyTimestamp(p.Signed, keys, time.Now())
+		if err == nil && ts.Version == version {
+			return
+		}
+		last = fmt.Errorf("timestamp %+v, %v", ts, err)
+	}
+	t.Fatalf("no verified timestamp naming v%d in the registry: %v", version, last)
 }

@@ -21,7 +21,7 @@ import (
 // loopback address, or stdio for clients that start the runtime).
 type runtimeCmd struct {
 	Console         string `name:"console" env:"TOOLGATE_CONSOLE_URL" placeholder:"URL" help:"Console base URL, e.g. http://127.0.0.1:8080. Required unless --bundle-source names a registry; with both, the runtime pulls from the registry and reports to the console's fleet view."`
-	BundleSource    string `name:"bundle-source" env:"TOOLGATE_BUNDLE_SOURCE" placeholder:"oci://HOST[:PORT]/REPO" help:"Pull bundles from this OCI registry's 'latest' tag instead of the console; verified exactly as from the console."`
+	BundleSource    string `name:"bundle-source" env:"TOOLGATE_BUNDLE_SOURCE" placeholder:"oci://HOST[:PORT]/REPO" help:"Pull bundles from this OCI registry's 'latest' tag instead of the console; verified exactly as from the console, and fresh only while the console's signed timestamp there names the bundle served."`
 	RegistryCreds   string `name:"registry-credentials-file" env:"TOOLGATE_REGISTRY_CREDENTIALS_FILE" placeholder:"FILE" help:"JSON {\"username\",\"password\"} for the registry. Or set TOOLGATE_REGISTRY_USERNAME and TOOLGATE_REGISTRY_PASSWORD."`
 	RegistryPlain   bool   `name:"registry-plain-http" help:"Talk plain HTTP to the registry (a loopback registry in development; production registries use TLS)."`
 	TokenFile       string `name:"token-file" env:"TOOLGATE_RUNTIME_TOKEN_FILE" placeholder:"FILE" help:"File holding the runtime token ('toolgate token create'). Or set TOOLGATE_RUNTIME_TOKEN."`
@@ -38,7 +38,7 @@ type runtimeCmd struct {
 
 	PollInterval time.Duration `name:"poll-interval" default:"30s" help:"Mean time between bundle fetches."`
 	PollJitter   float64       `name:"poll-jitter" default:"0.2" help:"Fraction the poll interval varies by either way."`
-	MaxStaleness time.Duration `name:"max-staleness" default:"1h" help:"Unconfirmed by the console for longer than this, DESTRUCTIVE and PRIVILEGED tools are refused."`
+	MaxStaleness time.Duration `name:"max-staleness" default:"1h" help:"Unconfirmed by the console (or, from a registry, by its signed timestamp) for longer than this, DESTRUCTIVE and PRIVILEGED tools are refused. From a registry it must exceed the console's --registry-timestamp-interval plus the poll interval."`
 
 	Credentials              string `name:"credentials" env:"TOOLGATE_CREDENTIALS_FILE" placeholder:"FILE" help:"Credentials file per source (see README). Or put the same JSON in TOOLGATE_CREDENTIALS."`
 	AllowInsecureCredentials bool   `name:"allow-insecure-credentials" help:"Send credentials to http:// origins too. Local development only."`
@@ -51,7 +51,10 @@ func (c *runtimeCmd) Help() string {
 Credentials: {"sources":{"SOURCE":{"bearer":"env:VAR"}}}; values "env:NAME" are read from the environment.
 Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms; never bodies or secrets.
 From an OCI registry: --bundle-source oci://HOST[:PORT]/REPO --key keys.json pulls the 'latest' tag and verifies
-it exactly as a bundle from the console; add --console and a token to keep reporting to the fleet view.`
+it exactly as a bundle from the console; add --console and a token to keep reporting to the fleet view. Only the
+console's signed timestamp beside the bundle confirms it is the newest: without one (a console that pushes none)
+the bundle turns stale --max-staleness after it was issued, and a timestamp naming a version the registry does not
+serve makes it stale at once.`
 }
 
 // Run starts the runtime and serves until ctx ends (HTTP) or the client

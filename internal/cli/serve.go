@@ -82,7 +82,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return Exit(2, err)
 	}
-	push, err := c.pusher(env, db, logger)
+	push, err := c.pusher(env, db, logger, state.Keys)
 	if err != nil {
 		return err
 	}

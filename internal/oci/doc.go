@@ -13,6 +13,12 @@
 // listing again after each such repair, which ends the races of pushers
 // tagging in the wrong order (repairLatest says why it converges).
 //
+// Beside the bundles, the console pushes a signed timestamp (bundle doc.go,
+// "Timestamp"): an artifact of TimestampMediaType with one layer, the JWS,
+// under the tag "timestamp", moved on every re-signing and pushed after
+// the bundle it names. It is what lets a runtime tell a registry that
+// keeps serving an old bundle from an up-to-date one.
+//
 // Pull resolves a tag with one HEAD request; when the digest is the one the
 // caller already has, nothing else is fetched (the ETag equivalent). The
 // manifest and the layer are read with size bounds and checked against

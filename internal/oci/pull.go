@@ -26,6 +26,18 @@ type Pulled struct {
 // fetches that layer (oras checks both against their digests). The bytes
 // are not trusted: the caller verifies them.
 func (c *Client) Pull(ctx context.Context, tag, knownDigest string) (Pulled, error) {
+	return c.pull(ctx, tag, knownDigest, bundleKind, c.maxBytes)
+}
+
+// artifactKind is one of the artifacts this package pushes.
+type artifactKind struct{ name, mediaType string }
+
+var (
+	bundleKind    = artifactKind{"bundle", MediaType}
+	timestampKind = artifactKind{"timestamp", TimestampMediaType}
+)
+
+func (c *Client) pull(ctx context.Context, tag, knownDigest string, kind artifactKind, maxBytes int64) (Pulled, error) {
 	desc, err := c.repo.Resolve(ctx, tag)
 	if err != nil {
 		return Pulled{}, c.wrap("pull "+tag, err)
@@ -33,7 +45,7 @@ func (c *Client) Pull(ctx context.Context, tag, knownDigest string) (Pulled, err
 	if knownDigest != "" && desc.Digest == digestOf(knownDigest) {
 		return Pulled{NotModified: true, Digest: knownDigest}, nil
 	}
-	layer, err := c.bundleLayer(ctx, desc)
+	layer, err := c.layerOf(ctx, desc, kind, maxBytes)
 	if err != nil {
 		return Pulled{}, c.wrap("pull "+tag, err)
 	}
@@ -51,11 +63,11 @@ func (c *Client) readManifest(ctx context.Context, desc ocispec.Descriptor) ([]b
 	return content.FetchAll(ctx, c.repo, desc)
 }
 
-// bundleLayer reads the manifest desc points at and returns its bundle
-// layer, refusing anything that is not one of our artifacts.
-func (c *Client) bundleLayer(ctx context.Context, desc ocispec.Descriptor) (ocispec.Descriptor, error) {
+// layerOf reads the manifest desc points at and returns its one layer,
+// refusing anything that is not an artifact of kind within maxBytes.
+func (c *Client) layerOf(ctx context.Context, desc ocispec.Descriptor, kind artifactKind, maxBytes int64) (ocispec.Descriptor, error) {
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
-		return ocispec.Descriptor{}, fmt.Errorf("not a bundle: media type %q, want an OCI image manifest", desc.MediaType)
+		return ocispec.Descriptor{}, fmt.Errorf("not a %s: media type %q, want an OCI image manifest", kind.name, desc.MediaType)
 	}
 	raw, err := c.readManifest(ctx, desc)
 	if err != nil {
@@ -63,14 +75,14 @@ func (c *Client) bundleLayer(ctx context.Context, desc ocispec.Descriptor) (ocis
 	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("not a bundle: manifest: %w", err)
+		return ocispec.Descriptor{}, fmt.Errorf("not a %s: manifest: %w", kind.name, err)
 	}
-	if m.ArtifactType != MediaType || len(m.Layers) != 1 || m.Layers[0].MediaType != MediaType {
-		return ocispec.Descriptor{}, fmt.Errorf("not a bundle: want artifactType and one layer of %s", MediaType)
+	if m.ArtifactType != kind.mediaType || len(m.Layers) != 1 || m.Layers[0].MediaType != kind.mediaType {
+		return ocispec.Descriptor{}, fmt.Errorf("not a %s: want artifactType and one layer of %s", kind.name, kind.mediaType)
 	}
 	layer := m.Layers[0]
-	if layer.Size <= 0 || layer.Size > c.maxBytes {
-		return ocispec.Descriptor{}, fmt.Errorf("bundle layer is %d bytes, want 1..%d", layer.Size, c.maxBytes)
+	if layer.Size <= 0 || layer.Size > maxBytes {
+		return ocispec.Descriptor{}, fmt.Errorf("%s layer is %d bytes, want 1..%d", kind.name, layer.Size, maxBytes)
 	}
 	return layer, nil
 }

@@ -85,14 +85,20 @@ func (c *Client) Push(ctx context.Context, a Artifact) (Pushed, error) {
 // under the tag v<N>: one PUT, where pushing and then tagging would cost a
 // GET and a second PUT. It returns the manifest's descriptor and bytes.
 func (c *Client) pushManifest(ctx context.Context, a Artifact) (ocispec.Descriptor, []byte, error) {
-	layer := content.NewDescriptorFromBytes(MediaType, a.Signed)
-	layer.Annotations = map[string]string{ocispec.AnnotationTitle: "bundle-" + Tag(a.Version) + ".jws"}
+	return c.pushArtifact(ctx, MediaType, "bundle-"+Tag(a.Version)+".jws", a, Tag(a.Version))
+}
+
+// pushArtifact pushes a's JWS as the one layer of an artifact of
+// mediaType (the layer's type too) and tags the manifest tag.
+func (c *Client) pushArtifact(ctx context.Context, mediaType, title string, a Artifact, tag string) (ocispec.Descriptor, []byte, error) {
+	layer := content.NewDescriptorFromBytes(mediaType, a.Signed)
+	layer.Annotations = map[string]string{ocispec.AnnotationTitle: title}
 	created := a.IssuedAt
 	if created.IsZero() {
 		created = time.Unix(0, 0)
 	}
 	mem := memory.New()
-	desc, err := oras.PackManifest(ctx, mem, oras.PackManifestVersion1_1, MediaType, oras.PackManifestOptions{
+	desc, err := oras.PackManifest(ctx, mem, oras.PackManifestVersion1_1, mediaType, oras.PackManifestOptions{
 		Layers: []ocispec.Descriptor{layer},
 		ManifestAnnotations: map[string]string{
 			ocispec.AnnotationCreated: created.UTC().Format(time.RFC3339),
@@ -112,7 +118,7 @@ func (c *Client) pushManifest(ctx context.Context, a Artifact) (ocispec.Descript
 	if err := pushIfMissing(ctx, c, ocispec.DescriptorEmptyJSON, ocispec.DescriptorEmptyJSON.Data); err != nil {
 		return desc, nil, err
 	}
-	if err := c.repo.PushReference(ctx, desc, bytes.NewReader(manifest), Tag(a.Version)); err != nil {
+	if err := c.repo.PushReference(ctx, desc, bytes.NewReader(manifest), tag); err != nil {
 		return desc, nil, err
 	}
 	return desc, manifest, nil

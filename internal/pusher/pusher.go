@@ -10,6 +10,15 @@
 // backoff with jitter, 2 s doubling up to 5 min). Outcomes are logged, not
 // audited: a push changes nothing a person decided, and the Bundles page
 // shows the state of every version.
+//
+// After each drain, with a Signer, the pusher signs a timestamp (bundle
+// doc.go, "Timestamp") naming the newest published version and its digest
+// and pushes it under the tag "timestamp" (oci.Client.PushTimestamp): at
+// once after a publish, and again every TimestampEvery while nothing
+// changes, each valid for TimestampLifetime. It names the newest version
+// even when that version's push failed: runtimes must learn that the
+// registry serves old content (R14). Two consoles on one database both
+// push timestamps, signed with the same key; either is correct.
 package pusher
 
 import (
@@ -41,6 +50,13 @@ type Options struct {
 	// Backoff is the delay after the first failure, doubled per attempt up
 	// to MaxBackoff, with jitter in [d/2, d].
 	Backoff, MaxBackoff time.Duration
+	// Signer signs the timestamp pushed beside the bundles (R14); nil
+	// pushes none. TimestampEvery is how often it is re-signed while
+	// nothing is published (DefaultTimestampEvery), TimestampLifetime how
+	// long each is valid (3 × TimestampEvery).
+	Signer            Signer
+	TimestampEvery    time.Duration
+	TimestampLifetime time.Duration
 }
 
 // Pusher pushes the bundles of one database to one registry target.
@@ -50,6 +66,9 @@ type Pusher struct {
 	log    *slog.Logger
 	opts   Options
 	kick   chan struct{}
+	// stamped is the last timestamp pushed; only Run's goroutine (or a
+	// caller of Drain and Stamp that runs no Run) touches it.
+	stamped stampState
 }
 
 // New prepares a pusher; Run starts it.
@@ -66,6 +85,12 @@ func New(db *store.DB, client *oci.Client, log *slog.Logger, opts Options) *Push
 	if opts.MaxBackoff <= 0 {
 		opts.MaxBackoff = DefaultMaxBackoff
 	}
+	if opts.TimestampEvery <= 0 {
+		opts.TimestampEvery = DefaultTimestampEvery
+	}
+	if opts.TimestampLifetime <= 0 {
+		opts.TimestampLifetime = timestampLifetimes * opts.TimestampEvery
+	}
 	return &Pusher{db: db, client: client, log: log, opts: opts, kick: make(chan struct{}, 1)}
 }
 
@@ -81,15 +106,19 @@ func (p *Pusher) Kick() {
 	}
 }
 
-// Run pushes due bundles until ctx ends: at once, on every Kick, and every
-// Poll. Failures are logged and retried later; Run only returns when ctx
-// is done.
+// Run drains the queue until ctx ends: at once, on every Kick, every Poll,
+// and when the timestamp is due for re-signing. Failures are logged and
+// retried later; Run only returns when ctx is done.
 func (p *Pusher) Run(ctx context.Context) {
 	for {
 		if err := p.Drain(ctx); err != nil && ctx.Err() == nil {
 			p.log.Warn("registry push queue", "target", p.Target(), "err", err)
 		}
-		t := time.NewTimer(p.opts.Poll)
+		wait := p.opts.Poll
+		if d := p.nextStamp(p.db.Now()); d > 0 && d < wait {
+			wait = d
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -101,11 +130,18 @@ func (p *Pusher) Run(ctx context.Context) {
 	}
 }
 
-// Drain enqueues the versions published since the last look and pushes
-// every push that is due, one attempt each. A failed push is recorded
-// (and logged), not returned: the error is only for the queue itself.
+// Drain enqueues the versions published since the last look, pushes
+// every push that is due, one attempt each, and then the timestamp when
+// one is due (stamp). The newest version is read before anything is
+// enqueued, so the timestamp never names a version whose push was not yet
+// tried. A failed push is recorded (and logged), not returned: the error
+// is only for the queue itself.
 func (p *Pusher) Drain(ctx context.Context) error {
 	target := p.Target()
+	newest, err := p.newest(ctx)
+	if err != nil {
+		return err
+	}
 	if _, err := p.db.EnqueuePushes(ctx, target); err != nil {
 		return fmt.Errorf("pusher: %w", err)
 	}
@@ -115,7 +151,7 @@ func (p *Pusher) Drain(ctx context.Context) error {
 			return fmt.Errorf("pusher: %w", err)
 		}
 		if !ok {
-			return nil
+			return p.stamp(ctx, newest)
 		}
 		if err := p.push(ctx, job); err != nil {
 			return err

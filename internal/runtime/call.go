@@ -55,13 +55,10 @@ func (r *Runtime) refusal(s *snapshot, name string, now time.Time) *executor.Err
 			s.bundle.Version, s.bundle.ExpiresAt.Format(time.RFC3339)),
 			"Do not retry now; ask an operator to check the runtime's connection to the toolgate console.")
 	}
-	if risky(t) {
-		age := now.Sub(time.Unix(0, r.confirmedAt.Load()))
-		if age > r.opts.MaxStaleness {
-			return notExposed(fmt.Sprintf("tool %q is %s and the runtime's bundle v%d was last confirmed %s ago, longer than the maximum staleness %s; DESTRUCTIVE and PRIVILEGED tools are disabled until a fresh bundle arrives",
-				name, t.Risk, s.bundle.Version, age.Round(time.Second), r.opts.MaxStaleness),
-				"The operation was not sent. Do not retry now; ask an operator to check the runtime's connection to the toolgate console.")
-		}
+	if risky(t) && r.staleAt(now) {
+		return notExposed(fmt.Sprintf("tool %q is %s and %s; DESTRUCTIVE and PRIVILEGED tools are disabled until a fresh bundle arrives",
+			name, t.Risk, r.whyStale(s, now)),
+			"The operation was not sent. Do not retry now; ask an operator to check the runtime's connection to the toolgate console.")
 	}
 	return nil
 }

@@ -150,11 +150,15 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 // trimBase normalizes the console URL given on the command line.
 func trimBase(u string) string { return strings.TrimRight(u, "/") }
 
-// refusalReport is the X-Toolgate-Refused value: the last refused bundle,
-// then the tools withheld from the bundle in force, e.g.
+// refusalReport is the X-Toolgate-Refused value: what the staleness and
+// expiry rules withdraw (freshnessReport), the last refused bundle, then
+// the tools withheld from the bundle in force, e.g.
 // "bundle v7: withheld 2 tools: a: reason; b: reason". "" when none.
 func (r *Runtime) refusalReport() string {
 	var parts []string
+	if f := r.freshnessReport(); f != "" {
+		parts = append(parts, f)
+	}
 	if last, _ := r.lastRefusal.Load().(string); last != "" {
 		parts = append(parts, last)
 	}

@@ -26,7 +26,8 @@
 // counted in toolgate_runtime_tools_withheld, left out of tools/list and
 // refused with TOOL_NOT_EXPOSED naming the reason; the rest of the bundle
 // is served. Every fetch carries X-Toolgate-Refused (at most 512 bytes of
-// printable ASCII) when there is something to report: the last refused
+// printable ASCII) when there is something to report: staleness or expiry
+// (see Staleness), the last refused
 // bundle ("bundle refused (serving v6): bundle has expired: ...") until a
 // bundle is accepted, and the tools withheld from the bundle in force
 // ("bundle v7: withheld 1 tool(s): name: reason; ..."). Every executor shares the runtime's executor.Breakers, so a
@@ -38,16 +39,30 @@
 //
 // Bundles come from the console (the default) or, with
 // Options.BundleSource "oci://host[:port]/repository", from an OCI registry
-// the console pushes to (internal/oci): each poll resolves the "latest" tag
-// with one HEAD request and fetches manifest and layer only when the
-// manifest digest (the ETag there) changed. Either source only fetches
-// (the unexported source interface); what it returns goes through the same
-// acceptance (signature with the trusted keys, newer version, not expired,
-// last good kept on refusal), so a registry is never trusted. Trust on first
-// use fetches keys from the console only, so without a console URL the keys
-// must be pinned. With a console URL and token as well, every poll also
-// reports to the console's fleet view (GET /api/v1/bundle with the identity
-// headers and If-None-Match: *, answered 304 without a body).
+// the console pushes to (internal/oci). Either way what is fetched goes
+// through the same acceptance (signature with the trusted keys, newer
+// version, not expired, last good kept on refusal), so a registry is never
+// trusted. Trust on first use fetches keys from the console only, so
+// without a console URL the keys must be pinned. With a console URL and
+// token as well, every poll also reports to the console's fleet view (GET
+// /api/v1/bundle with the identity headers and If-None-Match: *, answered
+// 304 without a body).
+//
+// A registry's answer proves no freshness: it can keep serving an old,
+// validly signed bundle (R14). So a poll there follows TUF's order
+// (syncRegistry): first the console's signed timestamp (bundle doc.go,
+// "Timestamp"; the tag "timestamp", one HEAD while it is unchanged), then
+// the "latest" tag (one HEAD; manifest and layer only when its digest
+// changed), and when the timestamp names a newer version than that, the
+// version's own tag v<N>. A timestamp that verifies and names the bundle
+// in force (version and digest) confirms it as of the timestamp's issue
+// time; nothing else does. If the registry
+// still serves an older bundle than the timestamp names, the runtime is
+// stale at once (Status.Behind, ErrRegistryBehind), with a log line, until
+// it does. A missing, refused or expired timestamp confirms nothing, and is
+// logged once per new problem and counted (refusals reason timestamp_*).
+// A bundle accepted from a registry counts as confirmed at its own issue
+// time, never later.
 //
 // # State on disk (DATA_DIR/runtime, mode 0700, files 0600)
 //
@@ -62,9 +77,17 @@
 // # Staleness
 //
 // The bundle's age is the time since the console last confirmed it (an
-// accepted 200 or a 304). Past MaxStaleness, DESTRUCTIVE and PRIVILEGED
-// tools are hidden from tools/list and refused with TOOL_NOT_EXPOSED until
-// a fresh confirmation arrives; past the bundle's expires_at every tool is.
+// accepted 200 or a 304; from a registry, the issue time of the newest
+// timestamp naming it). Past MaxStaleness, or while a registry serves an
+// older bundle than its timestamp names, DESTRUCTIVE and PRIVILEGED tools
+// are hidden from tools/list and refused with TOOL_NOT_EXPOSED until a
+// fresh confirmation arrives; past the bundle's expires_at every tool is.
+// Each change is logged once (noteFreshness): turning stale at WARN with
+// the reason, expiring at ERROR, fresh again at INFO. The fleet report
+// (X-Toolgate-Refused) starts with "stale: <reason>" or "expired: bundle
+// vN expired at <time>" while either holds, and the gauges
+// toolgate_runtime_bundle_stale and toolgate_runtime_bundle_expired say
+// the same.
 //
 // # MCP
 //
@@ -95,7 +118,8 @@
 //	toolgate_runtime_breaker_state{tool}              0 closed, 1 half-open, 2 open
 //	toolgate_runtime_bundle_version
 //	toolgate_runtime_bundle_age_seconds
-//	toolgate_runtime_bundle_stale
+//	toolgate_runtime_bundle_stale                     1 stale (risky tools refused)
+//	toolgate_runtime_bundle_expired                   1 expired (every tool refused)
 //	toolgate_runtime_bundle_fetches_total{result}
 //	toolgate_runtime_bundle_refusals_total{reason}
 //	toolgate_runtime_tools_listed

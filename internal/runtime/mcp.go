@@ -100,6 +100,7 @@ func (r *Runtime) reconcile() {
 		r.server.AddTool(l.def, r.toolHandler(name))
 	}
 	r.metrics.listed(len(r.listed))
+	r.noteFreshness(s, now)
 }
 
 // listings makes the MCP definitions of a bundle's tools, taking over the

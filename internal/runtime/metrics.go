@@ -38,7 +38,7 @@ func newMetrics(r *Runtime) *metrics {
 		fetches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_runtime_bundle_fetches_total",
 			Help: "Bundle fetches by result: accepted, not_modified, refused, error."}, []string{"result"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "toolgate_runtime_bundle_refusals_total",
-			Help: "Bundles refused by reason: unsigned, algorithm, unknown_key, tampered, schema, stale_version, expired, not_yet_valid, other."}, []string{"reason"}),
+			Help: "Bundles refused by reason: unsigned, algorithm, unknown_key, tampered, schema, stale_version, expired, not_yet_valid, other; registry timestamps refused as timestamp_<reason>."}, []string{"reason"}),
 		version: prometheus.NewGauge(prometheus.GaugeOpts{Name: "toolgate_runtime_bundle_version",
 			Help: "Version of the bundle in force (0: none)."}),
 		tools: prometheus.NewGauge(prometheus.GaugeOpts{Name: "toolgate_runtime_tools_listed",
@@ -54,17 +54,24 @@ func newMetrics(r *Runtime) *metrics {
 			}
 			return r.opts.Now().Sub(time.Unix(0, r.confirmedAt.Load())).Seconds()
 		})
-	stale := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "toolgate_runtime_bundle_stale",
-		Help: "1 while the bundle is older than the maximum staleness (DESTRUCTIVE and PRIVILEGED tools refused)."},
-		func() float64 {
-			if r.Status().Stale {
-				return 1
-			}
-			return 0
-		})
+	stale := flagGauge("toolgate_runtime_bundle_stale",
+		"1 while the bundle is older than the maximum staleness, or older than the registry's timestamp names (DESTRUCTIVE and PRIVILEGED tools refused).",
+		func() bool { return r.Status().Stale })
+	expired := flagGauge("toolgate_runtime_bundle_expired", "1 while the bundle in force has expired (every tool refused).",
+		func() bool { return r.Status().Expired })
 	m.reg.MustRegister(m.calls, m.attempts, m.duration, m.fetches, m.refusals, m.version, m.tools, m.withheld, age, stale,
-		newBreakerCollector(r))
+		expired, newBreakerCollector(r))
 	return m
+}
+
+// flagGauge is a gauge that reads 1 while on() holds, 0 otherwise.
+func flagGauge(name, help string, on func() bool) prometheus.GaugeFunc {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
+		if on() {
+			return 1
+		}
+		return 0
+	})
 }
 
 func (m *metrics) call(res *executor.Result, class string) {

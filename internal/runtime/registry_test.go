@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/oci"
 	"github.com/toolgate/toolgate/internal/ocitest"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // countingTransport counts the registry requests by method.
@@ -45,6 +47,9 @@ type registryFixture struct {
 	push   *oci.Client
 	rt     *Runtime
 	counts *countingTransport
+	key    bundle.SigningKey
+	clk    *clock
+	logs   *syncbuf.Buffer
 }
 
 func newRegistryFixture(t *testing.T, k bundle.SigningKey, clk *clock, console string) *registryFixture {
@@ -55,19 +60,49 @@ func newRegistryFixture(t *testing.T, k bundle.SigningKey, clk *clock, console s
 		t.Fatal(err)
 	}
 	counts := &countingTransport{counts: map[string]int{}}
-	rt, err := New(Options{BundleSource: reg.Target("toolgate/bundles").String(), ConsoleURL: console, Token: testToken,
+	logs := &syncbuf.Buffer{}
+	rt, err := New(Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), BundleSource: reg.Target("toolgate/bundles").String(), ConsoleURL: console, Token: testToken,
 		Registry: oci.Options{PlainHTTP: true, Credentials: reg.Credentials, HTTPClient: &http.Client{Transport: counts}},
 		Name:     "test-rt", DataDir: t.TempDir(), TrustedKeys: keySet(k), MaxStaleness: 10 * time.Minute,
 		Executor: sampleCredentials(t), Now: clk.Now, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &registryFixture{reg: reg, push: push, rt: rt, counts: counts}
+	return &registryFixture{reg: reg, push: push, rt: rt, counts: counts, key: k, clk: clk, logs: logs}
 }
 
+// publish does what the console's pusher does: the bundle, then a
+// timestamp naming it, signed now.
 func (f *registryFixture) publish(t *testing.T, version int64, signed []byte) {
 	t.Helper()
+	f.pushBundle(t, version, signed)
+	f.stamp(t, f.key, version, signed)
+}
+
+// pushBundle pushes the bundle alone (no timestamp).
+func (f *registryFixture) pushBundle(t *testing.T, version int64, signed []byte) {
+	t.Helper()
 	if _, err := f.push.Push(t.Context(), oci.Artifact{Version: version, Signed: signed}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stamp pushes a timestamp signed by k now, valid 3 minutes, naming the
+// bundle version with the signed bytes.
+func (f *registryFixture) stamp(t *testing.T, k bundle.SigningKey, version int64, signed []byte) {
+	t.Helper()
+	ts, err := bundle.SignTimestamp(version, bundle.BundleDigest(signed), f.clk.Now(), 3*time.Minute, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.pushStamp(t, version, ts)
+}
+
+// pushStamp puts raw bytes under the timestamp tag, as anyone with write
+// access to the registry could.
+func (f *registryFixture) pushStamp(t *testing.T, version int64, raw []byte) {
+	t.Helper()
+	if _, err := f.push.PushTimestamp(t.Context(), version, raw, f.clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -99,7 +134,11 @@ func (a *authClient) Do(req *http.Request) (*http.Response, error) {
 	return http.DefaultClient.Do(req)
 }
 
-func TestRegistrySourceServesToolsAndPollsWithOneHEAD(t *testing.T) {
+// TestRegistrySourceServesToolsAndPollsWithTwoHEADs: while nothing
+// changes, a poll is one HEAD for the timestamp's tag and one for latest;
+// a re-signed timestamp naming the bundle in force confirms it as of its
+// issue time.
+func TestRegistrySourceServesToolsAndPollsWithTwoHEADs(t *testing.T) {
 	k := testKey(t, 1)
 	_, up := upstream(t)
 	clk := newClock()
@@ -112,13 +151,16 @@ func TestRegistrySourceServesToolsAndPollsWithOneHEAD(t *testing.T) {
 	}
 	wantServed(t, f.rt, "getOrder")
 	f.counts.take()
-	clk.Advance(5 * time.Minute)
+	clk.Advance(time.Minute)
 	mustSync(t, f.rt)
-	if got := f.counts.take(); got[http.MethodHead] != 1 || got[http.MethodGet] != 0 {
-		t.Errorf("unchanged tag cost %v, want one HEAD", got)
+	if got := f.counts.take(); got[http.MethodHead] != 2 || got[http.MethodGet] != 0 {
+		t.Errorf("an unchanged registry cost %v, want two HEADs", got)
 	}
-	if st := f.rt.Status(); !st.ConfirmedAt.Equal(clk.Now()) {
-		t.Errorf("an unchanged tag did not confirm the bundle: %+v", st)
+	clk.Advance(time.Minute)
+	f.stamp(t, k, 1, signBundle(t, k, 1, t0, 0, up.URL, getOrderTool()))
+	mustSync(t, f.rt)
+	if st := f.rt.Status(); !st.ConfirmedAt.Equal(clk.Now()) || st.Stale {
+		t.Errorf("a re-signed timestamp did not confirm the bundle: %+v", st)
 	}
 
 	f.publish(t, 2, signBundle(t, k, 2, clk.Now(), 0, up.URL, getOrderTool(), deleteOrderTool()))
@@ -133,9 +175,10 @@ func TestRegistrySourceRefusesOlderAndTampered(t *testing.T) {
 	_, up := upstream(t)
 	clk := newClock()
 	f := newRegistryFixture(t, k, clk, "")
-	f.publish(t, 1, signBundle(t, k, 1, clk.Now(), 0, up.URL, getOrderTool()))
+	// Bundles only, no timestamp: the runtime reads latest on every poll.
+	f.pushBundle(t, 1, signBundle(t, k, 1, clk.Now(), 0, up.URL, getOrderTool()))
 	v2 := signBundle(t, k, 2, clk.Now(), 0, up.URL, getOrderTool())
-	f.publish(t, 2, v2)
+	f.pushBundle(t, 2, v2)
 	mustSync(t, f.rt)
 
 	// The registry serves v1 again under latest: refused, v2 kept.
@@ -150,7 +193,7 @@ func TestRegistrySourceRefusesOlderAndTampered(t *testing.T) {
 	// Modified bytes under latest (a valid artifact, a broken signature).
 	tampered := signBundle(t, k, 3, clk.Now(), 0, up.URL, getOrderTool(), deleteOrderTool())
 	tampered[strings.IndexByte(string(tampered), '.')+10] ^= 0x01
-	f.publish(t, 3, tampered)
+	f.pushBundle(t, 3, tampered)
 	if err := f.rt.Sync(context.Background()); !errors.Is(err, bundle.ErrTampered) {
 		t.Fatalf("tampered bundle: Sync = %v, want %v", err, bundle.ErrTampered)
 	}

@@ -93,9 +93,11 @@ type Runtime struct {
 	opts Options
 	log  *slog.Logger
 	disk disk
-	// source is where bundles come from (the console or a registry);
-	// console is nil when no console URL is configured.
+	// source is the console when bundles come from it; registry is set
+	// instead when they come from a registry. console is nil when no
+	// console URL is configured.
 	source     source
+	registry   *registrySource
 	console    *console
 	instanceID string
 	keys       atomic.Pointer[bundle.KeySet]
@@ -104,8 +106,16 @@ type Runtime struct {
 	// and finishes on it, so a swap never fails a call in flight.
 	snap atomic.Pointer[snapshot]
 	// confirmedAt (unix ns) is when the console last confirmed the bundle
-	// is current (200 accepted or 304): the age the staleness rule uses.
+	// is current (200 accepted or 304; from a registry, the issue time of
+	// a timestamp naming it): the age the staleness rule uses.
 	confirmedAt atomic.Int64
+	// behind is the version a registry's timestamp names when the registry
+	// serves an older one (0 otherwise): stale at once (R14).
+	behind atomic.Int64
+	// stamp is the registry timestamp held (syncRegistry; syncMu).
+	stamp stampHeld
+	// fresh is the freshness last logged (noteFreshness; listMu).
+	fresh freshness
 
 	syncMu sync.Mutex // one fetch/accept at a time
 	// memo holds the tools of the last bundle verified, so that a bundle

@@ -7,17 +7,17 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/toolgate/toolgate/internal/oci"
 )
 
-// source is where the sync loop gets signed bundles: the console's runtime
-// API (console) or an OCI registry the console pushes to (registrySource).
-// Either answers one question — is there a bundle other than the one
-// identified by etag? — and whatever it returns goes through the same
-// verification (Sync → accept: signature with the trusted keys, newer
-// version, not expired), so the channel is never trusted.
+// source is where the sync loop gets signed bundles from the console's
+// runtime API (console). It answers one question — is there a bundle other
+// than the one identified by etag? — and whatever it returns goes through
+// the same verification as a registry's bundles (Sync → accept: signature
+// with the trusted keys, newer version, not expired), so the channel is
+// never trusted. A registry is not a source: its answers prove no
+// freshness, so it has a sync of its own (syncRegistry).
 type source interface {
 	// fetchBundle returns the current signed bundle, or notModified when
 	// etag (what this source said last time) still identifies it. running
@@ -25,29 +25,29 @@ type source interface {
 	fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error)
 }
 
-// registrySource pulls the "latest" tag from an OCI registry; the manifest
-// digest is the ETag (an unchanged tag costs one HEAD request). When a
-// console is configured too, each poll also reports to its fleet view.
+// registrySource pulls bundles and the console's timestamp from an OCI
+// registry (syncRegistry); the manifest digest of "latest" is the ETag
+// (an unchanged tag costs one HEAD request). When a console is configured
+// too, each poll also reports to its fleet view.
 type registrySource struct {
 	client *oci.Client
 	report *console // nil: no console configured
 	log    *slog.Logger
 }
 
-func (s *registrySource) fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error) {
-	if s.report != nil {
-		if err := s.report.report(ctx, running, refused); err != nil {
-			s.log.Warn("reporting to the console failed; the registry is still polled", "err", err)
-		}
+// reportToConsole tells the console's fleet view what runs here, when a
+// console is configured; a failure is logged, the registry still polled.
+func (s *registrySource) reportToConsole(ctx context.Context, cur *snapshot, refused string) {
+	if s.report == nil {
+		return
 	}
-	if !strings.HasPrefix(etag, "sha256:") {
-		etag = "" // a console ETag from before a switch of source: fetch in full
+	var running int64
+	if cur != nil {
+		running = cur.bundle.Version
 	}
-	p, err := s.client.Pull(ctx, oci.TagLatest, etag)
-	if err != nil {
-		return fetched{}, fmt.Errorf("fetch bundle from %s: %w", s.client.Target(), err)
+	if err := s.report.report(ctx, running, refused); err != nil {
+		s.log.Warn("reporting to the console failed; the registry is still polled", "err", err)
 	}
-	return fetched{notModified: p.NotModified, signed: p.Signed, etag: p.Digest}, nil
 }
 
 // report tells the console's fleet view which version this runtime runs
@@ -118,6 +118,6 @@ func (r *Runtime) setSource() error {
 	if err != nil {
 		return err
 	}
-	r.source = &registrySource{client: client, report: r.console, log: r.log}
+	r.registry = &registrySource{client: client, report: r.console, log: r.log}
 	return nil
 }

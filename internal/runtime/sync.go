@@ -24,6 +24,9 @@ type snapshot struct {
 	bundle *bundle.Bundle
 	signed signedID // a refetch of the same signed bytes confirms
 	etag   string
+	// digest is bundle.BundleDigest of the signed bytes, what a registry
+	// timestamp names; computed only for a registry source.
+	digest string
 	exec   *executor.Executor
 	tools  map[string]*bundle.Tool
 	// withheld are the bundle's tools this runtime does not serve, with the
@@ -41,9 +44,11 @@ type Status struct {
 	IssuedAt    time.Time
 	ExpiresAt   time.Time
 	ConfirmedAt time.Time // last time the console confirmed the bundle is current
-	// Stale: ConfirmedAt is older than MaxStaleness, DESTRUCTIVE and
+	// Stale: ConfirmedAt is older than MaxStaleness, or the registry's
+	// timestamp names a newer version (Behind); DESTRUCTIVE and
 	// PRIVILEGED tools are refused. Expired: every tool is refused.
 	Stale, Expired bool
+	Behind         int64
 	Tools          int
 }
 
@@ -56,7 +61,7 @@ func (r *Runtime) Status() Status {
 	now := r.opts.Now()
 	confirmed := time.Unix(0, r.confirmedAt.Load())
 	return Status{Version: s.bundle.Version, ETag: s.etag, IssuedAt: s.bundle.IssuedAt, ExpiresAt: s.bundle.ExpiresAt,
-		ConfirmedAt: confirmed, Stale: now.Sub(confirmed) > r.opts.MaxStaleness,
+		ConfirmedAt: confirmed, Stale: r.staleAt(now), Behind: r.behind.Load(),
 		Expired: !now.Before(s.bundle.ExpiresAt), Tools: len(s.tools)}
 }
 
@@ -153,6 +158,9 @@ func (r *Runtime) Sync(ctx context.Context) error {
 		}
 	}
 	cur := r.snap.Load()
+	if r.registry != nil {
+		return r.syncRegistry(ctx, r.registry, *keys, cur)
+	}
 	var etag string
 	var running int64
 	if cur != nil {
@@ -210,7 +218,15 @@ func (r *Runtime) accept(signed []byte, etag string, keys bundle.KeySet, cur *sn
 			strings.TrimPrefix(err.Error(), "verify bundle: ")))
 		return fmt.Errorf("sync: bundle refused: %w", err)
 	}
-	if err := r.install(b, signed, etag, now); err != nil {
+	confirmed := now
+	if r.registry != nil {
+		// A registry's bundle proves it was the newest when it was issued,
+		// no later; only a timestamp confirms it since (R14).
+		if confirmed = b.IssuedAt; cur != nil && r.confirmedAt.Load() > confirmed.UnixNano() {
+			confirmed = time.Unix(0, r.confirmedAt.Load())
+		}
+	}
+	if err := r.install(b, signed, etag, confirmed); err != nil {
 		r.metrics.fetch("refused")
 		r.log.Warn("bundle cannot be executed; keeping the last good one", "err", err, "version", b.Version)
 		r.lastRefusal.Store(fmt.Sprintf("bundle v%d refused (serving v%d): %s", b.Version, last, err))
@@ -219,7 +235,7 @@ func (r *Runtime) accept(signed []byte, etag string, keys bundle.KeySet, cur *sn
 	r.lastRefusal.Store("")
 	r.metrics.fetch("accepted")
 	r.log.Info("bundle accepted", "version", b.Version, "tools", len(b.Tools), "previous", last)
-	meta := bundleMeta{ETag: etag, Version: b.Version, ConfirmedAt: now}
+	meta := bundleMeta{ETag: etag, Version: b.Version, ConfirmedAt: confirmed}
 	if err := r.disk.saveBundle(bytes.TrimSpace(signed), meta); err != nil {
 		return fmt.Errorf("sync: bundle v%d is in force but could not be persisted: %w", b.Version, err)
 	}
@@ -246,6 +262,9 @@ func (r *Runtime) install(b *bundle.Bundle, signed []byte, etag string, confirme
 	}
 	s := &snapshot{bundle: b, signed: signedIDOf(signed), etag: etag, exec: exec,
 		tools: make(map[string]*bundle.Tool, len(b.Tools)), withheld: map[string]string{}}
+	if r.registry != nil {
+		s.digest = bundle.BundleDigest(signed)
+	}
 	for i := range b.Tools {
 		s.tools[b.Tools[i].Name] = &b.Tools[i]
 	}

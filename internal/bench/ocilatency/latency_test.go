@@ -60,10 +60,13 @@ func newSetup(b *testing.B, ctx context.Context, poll time.Duration) *setup {
 		b.Fatal(err)
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	s := &setup{db: db, key: key, push: pusher.New(db, client, quiet, pusher.Options{})}
+	ring := &keyring.Files{Dir: keys, DB: db}
+	// With the timestamp, as serve pushes it: the registry runtime reads it
+	// first on every poll (R14).
+	s := &setup{db: db, key: key, push: pusher.New(db, client, quiet, pusher.Options{Signer: ring})}
 	srv, err := web.New(ctx, web.Deps{Store: db, Logger: quiet, SessionKeys: [][]byte{make([]byte, 64), make([]byte, 32)},
 		Config: config.Config{Addr: "127.0.0.1:0", BaseURL: "http://127.0.0.1:1", SessionIdle: time.Hour, SessionMaxAge: time.Hour},
-		Keys:   &keyring.Files{Dir: keys, DB: db}, Pusher: s.push})
+		Keys:   ring, Pusher: s.push})
 	if err != nil {
 		b.Fatal(err)
 	}
