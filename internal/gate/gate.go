@@ -159,8 +159,11 @@ func mismatch(t Tool, a Approval) (string, error) {
 				a.Record.ChangeRequest), nil
 		}
 	}
+	// Compared as runtimes read them: an old bundle holds effective
+	// policies (defaults filled in), the store holds what was typed.
+	approvedEff, eff := policy.Effective(in.Method, approved.Policy), policy.Effective(in.Method, in.Policy)
 	if a.Kind == policy.EnableMutationRetry &&
-		slices.Contains(policy.ApprovalNeeded(in.Method, in.Assessment.Class, approved.Policy, in.Policy), policy.EnableMutationRetry) {
+		slices.Contains(policy.ApprovalNeeded(in.Method, in.Assessment.Class, approvedEff, eff), policy.EnableMutationRetry) {
 		return fmt.Sprintf("retry goes beyond what change request %d approved", a.Record.ChangeRequest), nil
 	}
 	return "", nil

@@ -44,6 +44,9 @@ func TestDecide(t *testing.T) {
 	post := tool("POST", "/pets", risk.Write, risk.Write, retry)
 	morePost := post
 	morePost.Input.Policy.Retry.Attempts = 5
+	keyed := tool("POST", "/pets", risk.Write, risk.Write, policy.Policy{IdempotencyKey: &policy.IdempotencyKey{}, Retry: policy.Retry{Attempts: 3}})
+	keyedEffective := keyed // as an old bundle holds it: defaults filled in
+	keyedEffective.Input.Policy = policy.Effective("POST", keyed.Input.Policy)
 	lowered := tool("DELETE", "/pets", risk.Write, risk.Destructive, policy.Policy{})
 	loweredToRead := tool("DELETE", "/pets", risk.Read, risk.Destructive, policy.Policy{})
 	legacy := approval(t, del, policy.ExposeRisky, 9)
@@ -69,6 +72,7 @@ func TestDecide(t *testing.T) {
 		{"mutation retry without approval", post, nil, "retry enabled on a POST tool without an approved change request", 0},
 		{"mutation retry under its approval", post, []Approval{approval(t, post, policy.EnableMutationRetry, 6)}, "", 1},
 		{"more retry than approved", morePost, []Approval{approval(t, post, policy.EnableMutationRetry, 6)}, "retry goes beyond what change request 6 approved", 0},
+		{"an old bundle's effective policy under the typed approval", keyedEffective, []Approval{approval(t, keyed, policy.EnableMutationRetry, 8)}, "", 1},
 		{"lowered class without approval", lowered, nil, "class lowered from DESTRUCTIVE to WRITE without an approved change request", 0},
 		{"lowered class under its approval", lowered, []Approval{approval(t, lowered, policy.LowerRiskClass, 7)}, "", 1},
 		{"lowered further than approved", loweredToRead, []Approval{approval(t, lowered, policy.LowerRiskClass, 7)}, "change request 7 lowered the class to WRITE, not to READ", 0},
