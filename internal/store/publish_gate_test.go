@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/toolgate/toolgate/internal/openapi"
 )
 
 const petServer = "https://pets.example.com/v1"
@@ -45,25 +43,6 @@ func (f *publishFixture) exposeDeletePet(t *testing.T) (approved, pending *Chang
 		t.Fatal(err)
 	}
 	return approved, pending
-}
-
-// importOrigin re-imports the pets source with the origin chosen on the
-// import form ("" keeps the stored one), confirming what it asks to.
-func importOrigin(t *testing.T, db *DB, origin string, doc *openapi.Document) {
-	t.Helper()
-	ctx := context.Background()
-	pv, err := db.PreviewImport(ctx, "pets", origin, doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var confirmed []string
-	for _, c := range pv.Plan.ToConfirm() {
-		confirmed = append(confirmed, c.Tool)
-	}
-	if _, err := db.ImportSource(ctx, "tester", SourceImport{Name: "pets", Origin: origin, Doc: doc, DocumentSHA256: "sha2",
-		BaseRevision: pv.BaseRevision, ConfirmedDefinitions: confirmed}); err != nil {
-		t.Fatalf("re-import: %v", err)
-	}
 }
 
 // movePet returns petOps with deletePet changed by move.
@@ -106,7 +85,7 @@ func TestReimportVoidsApprovalsAndRollbackLeavesToolOut(t *testing.T) {
 			if !slices.Contains(toolNames(f.verified(t, v1)), "deletePet") {
 				t.Fatalf("v1 tools %v", toolNames(f.verified(t, v1)))
 			}
-			importOrigin(t, f.db, tt.origin, testDoc(t, tt.server, tt.ops))
+			mustImportOrigin(t, f.db, "pets", tt.origin, testDoc(t, tt.server, tt.ops))
 			for _, cr := range []*ChangeRequest{approved, pending} {
 				got, err := f.db.ChangeRequest(ctx, cr.ID)
 				if err != nil || got.Status != StatusVoid || got.VoidReason == "" {
