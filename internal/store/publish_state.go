@@ -107,31 +107,23 @@ func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error)
 		if r.OperationJSON, err = blobs.unpack(ctx, r.OperationJSON); err != nil {
 			return nil, fmt.Errorf("tool %s operation: %w", r.Name, err)
 		}
-		t, err := r.toolInput()
+		gt, err := r.gateTool()
 		if err != nil {
 			return nil, err
 		}
-		src, err := r.source()
-		if err != nil {
-			return nil, err
-		}
-		var detected risk.Class
-		if err := detected.UnmarshalText([]byte(r.DetectedClass)); err != nil {
-			return nil, fmt.Errorf("tool %s: detected class: %w", r.Name, err)
-		}
-		d, err := gate.Decide(gate.Tool{Input: t, Source: src, Detected: detected}, approvals[r.Name])
+		d, err := gate.Decide(gt, approvals[r.Name])
 		if err != nil {
 			return nil, err
 		}
 		if !d.Publishable() {
-			st.withheld = append(st.withheld, WithheldTool{Tool: t.Name, Reason: d.Reason})
+			st.withheld = append(st.withheld, WithheldTool{Tool: r.Name, Reason: d.Reason})
 			continue
 		}
-		t.Approvals = d.Approvals
-		st.tools = append(st.tools, t)
+		gt.Input.Approvals = d.Approvals
+		st.tools = append(st.tools, gt.Input)
 		if !seen[r.SourceName] {
 			seen[r.SourceName] = true
-			st.sources = append(st.sources, src)
+			st.sources = append(st.sources, gt.Source)
 		}
 	}
 	if missing := sourcesWithoutOrigin(st.tools, st.sources); len(missing) > 0 {
@@ -180,6 +172,24 @@ func (r approvalRow) approval() (gate.Approval, error) {
 		return gate.Approval{}, fmt.Errorf("change request %d: approved state: %w", r.ID, err)
 	}
 	return a, nil
+}
+
+// gateTool is the row as the gate judges it: the bundle input with the
+// stored policy, the source, and the risk engine's verdict.
+func (r exposedToolRow) gateTool() (gate.Tool, error) {
+	t, err := r.toolInput()
+	if err != nil {
+		return gate.Tool{}, err
+	}
+	src, err := r.source()
+	if err != nil {
+		return gate.Tool{}, err
+	}
+	gt := gate.Tool{Input: t, Source: src}
+	if err := gt.Detected.UnmarshalText([]byte(r.DetectedClass)); err != nil {
+		return gate.Tool{}, fmt.Errorf("tool %s: detected class: %w", r.Name, err)
+	}
+	return gt, nil
 }
 
 func (r exposedToolRow) toolInput() (bundle.ToolInput, error) {
