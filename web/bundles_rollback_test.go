@@ -27,7 +27,7 @@ func TestRollbackAfterRugPullLeavesToolOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b := a.publishForm(); bundleTool(b, "deletePet") == nil || bundleTool(b, "listPets") == nil {
-		t.Fatalf("v1 tools %+v", b.Tools)
+		t.Fatalf("v1 has %d tools: want deletePet and listPets", len(b.Tools))
 	}
 	_, digest := a.reimport(strings.Replace(petsDoc(""), "summary: Delete a pet", "summary: "+rugPull, 1))
 	wantStatus(t, a.applyImport(digest, "1", "listPets").ResponseRecorder, 303)
@@ -59,7 +59,7 @@ func TestRollbackAfterRugPullLeavesToolOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	if bundleTool(b, "deletePet") != nil || bundleTool(b, "listPets") == nil {
-		t.Fatalf("the rollback signed %+v: deletePet must be left out, listPets shipped", b.Tools)
+		t.Fatalf("the rollback signed %d tools: deletePet must be left out, listPets shipped", len(b.Tools))
 	}
 	rec = a.do(request{method: "GET", path: "/bundles?done=rolledback", cookie: a.sessionCookie("viewer")})
 	wantHTML(t, rec.Body.String(),
