@@ -28,6 +28,7 @@ func init() {
 		{"GET", "/keys", see, ok, ok, ok},
 		{"GET", "/runtimes", see, ok, ok, ok},
 		{"POST", "/bundles", unauth, forbid, forbid, conflict},
+		{"GET", "/bundles/:version/rollback", see, forbid, forbid, gone},
 		{"POST", "/bundles/:version/rollback", unauth, forbid, forbid, gone},
 		{"POST", "/bundles/:version/push", unauth, forbid, forbid, gone}, // no registry configured
 		{"POST", "/keys/rotate", unauth, forbid, forbid, bad},            // not confirmed

@@ -80,9 +80,7 @@ func (s *Server) nextBundleView(c echo.Context, note string) (views.NextBundleVi
 	default:
 		n.ToolCount = len(p.Next.Tools)
 		n.Changes = changesView(p.Changes)
-		for _, w := range p.Withheld {
-			n.Withheld = append(n.Withheld, views.WithheldRow{Tool: w.Tool, Reason: w.Reason})
-		}
+		n.Withheld = withheldRows(p.Withheld)
 	}
 	return n, nil
 }

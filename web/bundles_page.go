@@ -15,7 +15,7 @@ import (
 // bundlesNotices are the ?done= messages after a redirect.
 var bundlesNotices = map[string]string{
 	"published":  "Published. Runtimes get the new bundle on their next fetch.",
-	"rolledback": "Old content republished as a new version.",
+	"rolledback": "Old content republished as a new version. Tools the approval gate left out are listed with the reason.",
 	"retrying":   "The push to the registry is retried now.",
 }
 
@@ -57,7 +57,17 @@ func (s *Server) bundlesView(c echo.Context) (views.BundlesView, error) {
 
 func bundleRow(b *store.BundleRecord) views.BundleRow {
 	return views.BundleRow{Version: b.Version, IssuedAt: consoleTime(b.IssuedAt), ExpiresAt: consoleTime(b.ExpiresAt),
-		PublishedBy: b.PublishedBy, Note: b.Note, ToolCount: b.ToolCount, KeyID: b.KeyID, RollbackOf: b.RollbackOf}
+		PublishedBy: b.PublishedBy, Note: b.Note, ToolCount: b.ToolCount, KeyID: b.KeyID, RollbackOf: b.RollbackOf,
+		Withheld: withheldRows(b.Withheld)}
+}
+
+// withheldRows converts the gate's left-out tools for the views.
+func withheldRows(w []store.WithheldTool) []views.WithheldRow {
+	var out []views.WithheldRow
+	for _, t := range w {
+		out = append(out, views.WithheldRow{Tool: t.Tool, Reason: t.Reason})
+	}
+	return out
 }
 
 // changesView converts a bundle diff for the views.

@@ -39,26 +39,6 @@ func (s *Server) bundlesPublish(c echo.Context) error {
 	return seeOther(c, "/bundles?done=published")
 }
 
-// bundlesRollback is POST /bundles/:version/rollback (admin, confirmed):
-// the version's content becomes the next version.
-func (s *Server) bundlesRollback(c echo.Context) error {
-	v, err := pathVersion(c)
-	if err != nil {
-		return err
-	}
-	if c.FormValue("confirm") != "yes" {
-		return apperr.Invalidf("Tick confirm to republish v%d.", v)
-	}
-	_, err = s.signAndStore(c, func(req store.PublishRequest) (*store.BundleRecord, error) {
-		return s.deps.Store.Rollback(c.Request().Context(), req, v)
-	})
-	if err != nil {
-		return err
-	}
-	s.kickPusher()
-	return seeOther(c, "/bundles?done=rolledback")
-}
-
 // signAndStore runs a publish with the active key, holding the key lock so
 // a rotation cannot swap the key file halfway.
 func (s *Server) signAndStore(c echo.Context, do func(store.PublishRequest) (*store.BundleRecord, error)) (*store.BundleRecord, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -249,32 +250,52 @@ func TestIdempotencyKeyHeaderDeclaredByTheOperation(t *testing.T) {
 }
 
 // TestPublishWithholdsAToolTheExecutorRefuses: a re-import declares the
-// header an approved key uses on an exposed WRITE tool; even confirmed, the
-// tool is withheld from the bundle with the executor's reason on the
-// Bundles page, and the rest of the project ships.
+// header a key uses. On an exposed GET tool (a key needs no approval
+// there), even confirmed, the tool is withheld from the bundle with the
+// executor's reason on the Bundles page, and the rest of the project
+// ships. On a WRITE tool whose key an approver approved, the approval is
+// void and the tool suspended (R13: the approval covered other text).
 func TestPublishWithholdsAToolTheExecutorRefuses(t *testing.T) {
 	ctx := context.Background()
 	a := newPublishApp(t)
-	doc := strings.Replace(idemDoc, "      parameters: [{name: Idempotency-Key, in: header, schema: {type: string}}]\n", "", 1) +
-		"  /pets:\n    get: {operationId: listPets, summary: List pets, responses: {\"200\": {description: ok}}}\n"
+	const listPets = "  /pets:\n    get: {operationId: listPets, summary: List pets, responses: {\"200\": {description: ok}}}\n"
+	doc := strings.Replace(idemDoc, "      parameters: [{name: Idempotency-Key, in: header, schema: {type: string}}]\n", "", 1) + listPets +
+		"  /owners:\n    get: {operationId: listOwners, summary: List owners, responses: {\"200\": {description: ok}}}\n"
 	wantStatus(t, a.upload("/sources", map[string]string{"name": "pets"}, uploadFile{"pets.yaml", doc}), 303)
 	wantStatus(t, a.requestAction("createOrder", "retry", url.Values{"mode": {"key"}, "header": {"Idempotency-Key"},
 		"source": {"generated"}, "attempts": {"3"}}).ResponseRecorder, 303)
 	a.approveAll()
-	if _, err := a.db.BulkTools(ctx, "t", "expose", []string{"createOrder", "listPets"}, true); err != nil {
+	if _, err := a.db.BulkTools(ctx, "t", "expose", []string{"createOrder", "listPets", "listOwners"}, true); err != nil {
 		t.Fatal(err)
 	}
-	if b := a.publishForm(); bundleTool(b, "createOrder") == nil {
-		t.Fatal("createOrder missing before the re-import")
+	rec, err := a.db.ToolPolicyByName(ctx, "listPets")
+	if err != nil {
+		t.Fatal(err)
 	}
-	next := strings.Replace(doc, "      summary: Create an order\n",
-		"      summary: Create an order\n      parameters: [{name: Idempotency-Key, in: header, schema: {type: string}}]\n", 1)
+	p := rec.Policy
+	p.IdempotencyKey = &policy.IdempotencyKey{Header: "Idempotency-Key", Source: policy.KeyGenerated}
+	if _, err := a.db.SavePolicy(ctx, "admin", rec.ToolID, rec.Version, p); err != nil {
+		t.Fatal(err)
+	}
+	if b := a.publishForm(); bundleTool(b, "createOrder") == nil || bundleTool(b, "listPets") == nil {
+		t.Fatal("createOrder or listPets missing before the re-import")
+	}
+	header := "parameters: [{name: Idempotency-Key, in: header, schema: {type: string}}], "
+	next := strings.Replace(strings.Replace(doc, "      summary: Create an order\n",
+		"      summary: Create an order\n      "+strings.TrimSuffix(header, ", ")+"\n", 1),
+		"summary: List pets, ", "summary: List pets, "+header, 1)
 	_, digest := a.reimport(next)
-	wantStatus(t, a.applyImport(digest, "1", "createOrder").ResponseRecorder, 303)
+	wantStatus(t, a.applyImport(digest, "1", "listPets").ResponseRecorder, 303)
 	b := a.publishForm()
-	if bundleTool(b, "createOrder") != nil || bundleTool(b, "listPets") == nil {
-		t.Fatalf("bundle tools %d: want listPets without createOrder", len(b.Tools))
+	if bundleTool(b, "createOrder") != nil || bundleTool(b, "listPets") != nil || bundleTool(b, "listOwners") == nil {
+		t.Fatalf("bundle tools %d: want listOwners without createOrder and listPets", len(b.Tools))
 	}
-	rec := a.do(request{method: "GET", path: "/bundles/next", cookie: a.sessionCookie("viewer")})
-	wantBody(t, rec, `data-testid="withheld"`, "createOrder", "The runtime&#39;s executor would refuse it", "is reserved")
+	if reqs := requestsOf(t, a, "createOrder"); len(reqs) != 1 || reqs[0].Status != store.StatusVoid {
+		t.Errorf("createOrder's approved key: %+v; want void", reqs)
+	}
+	if tool, _ := a.db.ToolByName(ctx, "createOrder"); tool.Exposed {
+		t.Error("createOrder still exposed under a void approval")
+	}
+	page := a.do(request{method: "GET", path: "/bundles/next", cookie: a.sessionCookie("viewer")})
+	wantBody(t, page, `data-testid="withheld"`, "listPets", "The runtime&#39;s executor would refuse it", "is reserved")
 }

@@ -87,6 +87,7 @@ func (s *Server) routes() {
 	e.POST("/defaults", s.defaultsSave, admin...)
 	e.POST("/defaults/preview", s.defaultsPreview, admin...)
 	e.POST("/bundles", s.bundlesPublish, admin...)
+	e.GET("/bundles/:version/rollback", s.bundlesRollbackConfirm, admin...)
 	e.POST("/bundles/:version/rollback", s.bundlesRollback, admin...)
 	e.POST("/bundles/:version/push", s.bundlesRetryPush, admin...)
 	e.POST("/keys/rotate", s.keysRotate, admin...)

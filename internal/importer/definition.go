@@ -75,12 +75,13 @@ func (d *DefinitionChange) Summary() string { return strings.Join(d.Parts, ", ")
 
 // PinInput is what PinDefinitions needs besides the plan: the source as it
 // is stored and as it will be (origin, base path), the stored policy of
-// every tool of the source, and which tools' exposure an approval covered.
+// every tool of the source, and which tools an approved change request
+// covers (of any kind: exposure, mutation retry, a lowered class).
 type PinInput struct {
-	Source           string
-	Old, New         bundle.Source
-	Policies         map[string]policy.Policy
-	ApprovedExposure map[string]bool
+	Source   string
+	Old, New bundle.Source
+	Policies map[string]policy.Policy
+	Approved map[string]bool
 }
 
 // The sentences a definition change leaves on a tool.
@@ -92,9 +93,14 @@ const (
 // PinDefinitions compares each re-imported tool's definition digest before
 // and after the import (R13) and records it on the plan:
 //   - a tool whose digest changes is Changed, with the readable diff;
+//   - every approval that covered it is void (VoidApproval), whatever part
+//     moved (description, schema, parameters, method, path, origin, base
+//     path) and whether or not it is exposed: it approved a definition
+//     agents no longer get, and a rollback must not sign it again (R14);
 //   - if it is exposed and DESTRUCTIVE or PRIVILEGED (after the import), or
-//     an approval covered its exposure, its exposure is suspended and that
-//     approval void (VoidApproval) until it is approved again;
+//     an approval covered it, its exposure is suspended (unless the plan
+//     suspends it already, for a move or a risen class) until it is
+//     approved again;
 //   - if it is exposed without needing approval (READ, WRITE), the person
 //     importing must confirm the new definition (Confirm);
 //   - pending change requests on it become void (VoidPending).
@@ -126,12 +132,12 @@ func PinDefinitions(p *Plan, in PinInput) error {
 		if c.Kind == Unchanged {
 			c.Kind = Changed
 		}
+		c.VoidApproval = in.Approved[c.Tool]
 		if !c.Before.Exposed || c.Before.Removed || c.Suspend != "" {
 			continue
 		}
-		if c.Class >= risk.Destructive || in.ApprovedExposure[c.Tool] {
+		if c.Class >= risk.Destructive || in.Approved[c.Tool] {
 			c.Suspend = fmt.Sprintf(suspendDefinition, d.Summary())
-			c.VoidApproval = true
 			continue
 		}
 		c.Confirm = true

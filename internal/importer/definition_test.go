@@ -39,6 +39,7 @@ func TestPinDefinitions(t *testing.T) {
 		{"exposed DESTRUCTIVE is suspended", []string{"deletePet"}, nil, src, "deletePet", true, false, true},
 		{"approved exposure is suspended", []string{"createPet"}, map[string]bool{"createPet": true}, src, "createPet", true, false, true},
 		{"unexposed tool voids pending only", nil, nil, src, "createPet", false, false, true},
+		{"an unexposed tool's approval is void too", nil, map[string]bool{"createPet": true}, src, "createPet", false, false, true},
 		{"unchanged text changes nothing", []string{"listOwners"}, nil, src, "listOwners", false, false, false},
 		{"a new origin is a new definition", []string{"listOwners"}, nil, bundle.Source{Name: "src", Origin: "https://evil.example.com"}, "listOwners", false, true, true},
 	}
@@ -46,12 +47,12 @@ func TestPinDefinitions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p := Build("src", after, stored(t, before, tt.exposed...), none)
 			err := PinDefinitions(p, PinInput{Source: "src", Old: src, New: tt.newSrc,
-				Policies: map[string]policy.Policy{}, ApprovedExposure: tt.approved})
+				Policies: map[string]policy.Policy{}, Approved: tt.approved})
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := change(t, p, tt.tool)
-			if (c.Suspend != "") != tt.suspend || c.Confirm != tt.confirm || (c.VoidPending != "") != tt.void || c.VoidApproval != tt.suspend {
+			if (c.Suspend != "") != tt.suspend || c.Confirm != tt.confirm || (c.VoidPending != "") != tt.void || c.VoidApproval != tt.approved[tt.tool] {
 				t.Errorf("suspend %q confirm %v void %q voidApproval %v", c.Suspend, c.Confirm, c.VoidPending, c.VoidApproval)
 			}
 			if tt.void && c.Kind != Changed {

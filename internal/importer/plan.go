@@ -70,7 +70,7 @@ type Change struct {
 	// Definition is set when what agents read or send through the tool
 	// changes (R13, see PinDefinitions); VoidPending is then the reason its
 	// pending change requests become void, VoidApproval says its approved
-	// exposure is void too, and Confirm that the person importing must
+	// change requests are void too, and Confirm that the person importing must
 	// confirm the new definition of an exposed tool before it applies.
 	Definition   *DefinitionChange
 	VoidPending  string

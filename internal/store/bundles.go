@@ -32,6 +32,9 @@ type BundleRecord struct {
 	PublishedBy string
 	Note        string
 	RollbackOf  int64 // 0 unless this version republished an older one
+	// Withheld are the tools the publish or rollback left out (R14),
+	// filled by ListBundles and when publishing.
+	Withheld []WithheldTool
 }
 
 // Bundle decodes the payload. It is trusted content (this console wrote
@@ -129,16 +132,48 @@ func (db *DB) ListBundles(ctx context.Context) ([]*BundleRecord, error) {
 		if err := tx.SelectContext(ctx, &rows, `SELECT `+bundleSummaryColumns+` FROM bundles ORDER BY version DESC`); err != nil {
 			return err
 		}
+		withheld, err := withheldByVersion(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for _, r := range rows {
 			rec, err := r.record()
 			if err != nil {
 				return err
 			}
+			rec.Withheld = withheld[rec.Version]
 			out = append(out, rec)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// withheldByVersion reads every version's withheld tools, by tool name.
+func withheldByVersion(ctx context.Context, tx *sqlx.Tx) (map[int64][]WithheldTool, error) {
+	var rows []struct {
+		Version int64 `db:"version"`
+		WithheldTool
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT version, tool, reason FROM bundle_withheld ORDER BY version, tool`); err != nil {
+		return nil, fmt.Errorf("withheld tools: %w", err)
+	}
+	out := map[int64][]WithheldTool{}
+	for _, r := range rows {
+		out[r.Version] = append(out[r.Version], r.WithheldTool)
+	}
+	return out, nil
+}
+
+// insertWithheld records the tools version r left out.
+func insertWithheld(ctx context.Context, tx *sqlx.Tx, r *BundleRecord) error {
+	for _, w := range r.Withheld {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO bundle_withheld (version, tool, reason) VALUES (?, ?, ?)`,
+			r.Version, w.Tool, w.Reason); err != nil {
+			return fmt.Errorf("insert bundle v%d: withheld %s: %w", r.Version, w.Tool, err)
+		}
+	}
+	return nil
 }
 
 // insertBundle stores a signed bundle; the caller audits it in the same tx.

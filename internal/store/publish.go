@@ -25,9 +25,9 @@ type PublishRequest struct {
 	TTL time.Duration
 }
 
-// Preview is what publishing now would do: the current bundle (nil before
-// the first publish), the next one, the difference, and the exposed tools
-// left out because their state is not approved.
+// Preview is what publishing (or rolling back) now would do: the current
+// bundle (nil before the first publish), the next one, the difference, and
+// the tools left out because the gate refuses them (gate.Decide).
 type Preview struct {
 	Current  *BundleRecord
 	Next     *bundle.Bundle
@@ -36,7 +36,14 @@ type Preview struct {
 	// Generation is the PublishGeneration the preview was built from: the
 	// same number later means the same preview.
 	Generation int64
+	// RollbackOf is the version whose content a rollback republishes; 0
+	// for a publish.
+	RollbackOf int64
 }
+
+// buildFunc builds, in tx, the bundle a publish path signs; ttl 0 is the
+// default.
+type buildFunc func(ctx context.Context, tx *sqlx.Tx, ttl time.Duration) (*Preview, error)
 
 // PreviewPublish builds the next bundle without signing or storing it. A
 // state that cannot be published (a source without origin, say) is an
@@ -101,8 +108,14 @@ var errStateChanged = errors.New("publishable state changed while publishing")
 // change in between (an edit, an approval, another publish taking the
 // version number) moves the generation, and the build starts again.
 func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
+	return db.publishWith(ctx, req, db.preview)
+}
+
+// publishWith signs and stores what build builds, optimistically first
+// (see Publish).
+func (db *DB) publishWith(ctx context.Context, req PublishRequest, build buildFunc) (*BundleRecord, error) {
 	for attempt := 1; ; attempt++ {
-		rec, err := db.publishOnce(ctx, req)
+		rec, err := db.publishOnce(ctx, req, build)
 		if !errors.Is(err, errStateChanged) {
 			if err == nil {
 				db.local.bundles.Add(1)
@@ -110,7 +123,7 @@ func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, e
 			return rec, err
 		}
 		if attempt == publishAttempts {
-			rec, err := db.publishLocked(ctx, req)
+			rec, err := db.publishLocked(ctx, req, build)
 			if err == nil {
 				db.local.bundles.Add(1)
 			}
@@ -122,14 +135,14 @@ func (db *DB) Publish(ctx context.Context, req PublishRequest) (*BundleRecord, e
 // publishLocked builds, signs and stores under the write lock: nothing can
 // change between building and storing. Publish falls back to it after
 // losing the optimistic race publishAttempts times.
-func (db *DB) publishLocked(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
+func (db *DB) publishLocked(ctx context.Context, req PublishRequest, build buildFunc) (*BundleRecord, error) {
 	var rec *BundleRecord
 	err := db.inTx(ctx, "publish", func(tx *sqlx.Tx) error {
-		p, err := db.preview(ctx, tx, req.TTL)
+		p, err := build(ctx, tx, req.TTL)
 		if err != nil {
 			return err
 		}
-		if rec, err = signRecord(req, p.Next, 0); err != nil {
+		if rec, err = signRecord(req, p); err != nil {
 			return err
 		}
 		return db.storePublished(ctx, tx, req, p, rec)
@@ -137,28 +150,36 @@ func (db *DB) publishLocked(ctx context.Context, req PublishRequest) (*BundleRec
 	return rec, err
 }
 
-// storePublished inserts the signed bundle built from p and audits it.
+// storePublished inserts the signed bundle built from p and audits it, as
+// "bundle.rollback" when p republishes an older version.
 func (db *DB) storePublished(ctx context.Context, tx *sqlx.Tx, req PublishRequest, p *Preview, rec *BundleRecord) error {
 	if err := insertBundle(ctx, tx, rec); err != nil {
 		return err
 	}
+	if err := insertWithheld(ctx, tx, rec); err != nil {
+		return err
+	}
 	after := map[string]any{"version": rec.Version, "tool_count": rec.ToolCount, "note": rec.Note,
 		"key_id": rec.KeyID, "etag": rec.ETag, "changes": p.Changes, "withheld": p.Withheld}
-	return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.publish",
+	action := "bundle.publish"
+	if p.RollbackOf != 0 {
+		action, after["rollback_of"] = "bundle.rollback", p.RollbackOf
+	}
+	return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: action,
 		Subject: subjectBundle(rec.Version), Before: currentVersionJSON(p.Current), After: auditJSON(after)})
 }
 
-func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecord, error) {
+func (db *DB) publishOnce(ctx context.Context, req PublishRequest, build buildFunc) (*BundleRecord, error) {
 	var p *Preview
 	err := db.readTx(ctx, "publish: build", func(tx *sqlx.Tx) error {
 		var err error
-		p, err = db.preview(ctx, tx, req.TTL)
+		p, err = build(ctx, tx, req.TTL)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	rec, err := signRecord(req, p.Next, 0)
+	rec, err := signRecord(req, p)
 	if err != nil {
 		return nil, err
 	}
@@ -181,64 +202,10 @@ func (db *DB) publishOnce(ctx context.Context, req PublishRequest) (*BundleRecor
 	return rec, nil
 }
 
-// Rollback publishes the content of version `from` as a new version: new
-// number, new issued/expires times, signed with the active key (R11: a
-// runtime never accepts an older version, so going back means going
-// forward with old content). Audited as "bundle.rollback". Like Publish,
-// it signs before the write transaction and refuses with a Conflict when
-// another version was published meanwhile.
-func (db *DB) Rollback(ctx context.Context, req PublishRequest, from int64) (*BundleRecord, error) {
-	var old, cur *BundleRecord
-	err := db.readTx(ctx, "rollback", func(tx *sqlx.Tx) error {
-		var err error
-		if old, err = bundleByVersion(ctx, tx, from); err != nil {
-			return err
-		}
-		cur, err = latestBundle(ctx, tx)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	b, err := old.Bundle()
-	if err != nil {
-		return nil, fmt.Errorf("rollback: %w", err)
-	}
-	ttl := req.TTL
-	if ttl == 0 {
-		ttl = bundle.DefaultTTL
-	}
-	b.Version = cur.Version + 1
-	b.IssuedAt = db.Now().UTC().Truncate(time.Second)
-	b.ExpiresAt = b.IssuedAt.Add(ttl.Truncate(time.Second))
-	if req.Note == "" {
-		req.Note = fmt.Sprintf("Rollback to the content of v%d", from)
-	}
-	rec, err := signRecord(req, b, from)
-	if err != nil {
-		return nil, fmt.Errorf("rollback: %w", err)
-	}
-	err = db.inTx(ctx, "rollback", func(tx *sqlx.Tx) error {
-		if err := sameLatestVersion(ctx, tx, cur.Version); err != nil {
-			return err
-		}
-		if err := insertBundle(ctx, tx, rec); err != nil {
-			return err
-		}
-		after := map[string]any{"version": rec.Version, "rollback_of": from, "tool_count": rec.ToolCount,
-			"note": rec.Note, "key_id": rec.KeyID, "etag": rec.ETag}
-		return db.appendAudit(ctx, tx, audit.Entry{Actor: req.Actor, Action: "bundle.rollback",
-			Subject: subjectBundle(rec.Version), Before: currentVersionJSON(cur), After: auditJSON(after)})
-	})
-	if err != nil {
-		return nil, err
-	}
-	db.local.bundles.Add(1)
-	return rec, nil
-}
-
-// signRecord signs b with the request's key into the record to insert.
-func signRecord(req PublishRequest, b *bundle.Bundle, rollbackOf int64) (*BundleRecord, error) {
+// signRecord signs the bundle p built with the request's key into the
+// record to insert.
+func signRecord(req PublishRequest, p *Preview) (*BundleRecord, error) {
+	b := p.Next
 	if len(req.Key.Private) == 0 {
 		return nil, apperr.Conflictf("There is no signing key: start the console once with `toolgate serve` to create one.")
 	}
@@ -255,7 +222,7 @@ func signRecord(req PublishRequest, b *bundle.Bundle, rollbackOf int64) (*Bundle
 	}
 	return &BundleRecord{Version: b.Version, Payload: payload, Signed: string(signed), ETag: BundleETag(signed),
 		KeyID: req.Key.KeyID, ToolCount: len(b.Tools), IssuedAt: b.IssuedAt, ExpiresAt: b.ExpiresAt,
-		PublishedBy: req.Actor, Note: strings.TrimSpace(req.Note), RollbackOf: rollbackOf}, nil
+		PublishedBy: req.Actor, Note: strings.TrimSpace(req.Note), RollbackOf: p.RollbackOf, Withheld: p.Withheld}, nil
 }
 
 func subjectBundle(v int64) string { return fmt.Sprintf("bundle:%d", v) }

@@ -10,16 +10,17 @@ import (
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/bundle"
-	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/gate"
 	"github.com/toolgate/toolgate/internal/importer"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
-// WithheldTool is an exposed tool left out of the next bundle because part
-// of its state was never approved (R10): publishing only ever includes
-// approved state, whatever the stored policy says.
+// WithheldTool is a tool a publish or a rollback leaves out, with the
+// gate's reason (gate.Decide): part of its state has no approval valid now
+// (R10, R14), or the executor would refuse it. Publishing only ever
+// includes approved state, whatever the stored policy or an old bundle says.
 type WithheldTool struct {
 	Tool   string `json:"tool"`
 	Reason string `json:"reason"`
@@ -54,9 +55,11 @@ type exposedToolRow struct {
 // approvalRow is one approved change request.
 type approvalRow struct {
 	ID        int64  `db:"id"`
-	ToolID    int64  `db:"tool_id"`
+	ToolName  string `db:"tool_name"`
 	Kind      string `db:"kind"`
 	Reason    string `db:"reason"`
+	After     string `db:"after_json"`
+	Digest    string `db:"definition_digest"`
 	DecidedBy string `db:"decided_by"`
 	DecidedAt string `db:"decided_at"`
 }
@@ -70,8 +73,9 @@ const (
 		FROM tools t JOIN tool_policies p ON p.tool_id = t.id JOIN sources s ON s.id = t.source_id
 		WHERE t.removed_at IS NULL AND p.exposed = 1 AND p.suspended_reason = ''
 		ORDER BY t.name`
-	approvedRequestsQuery = `SELECT cr.id, cr.tool_id, cr.kind, cr.reason, u.email AS decided_by, cr.decided_at
-		FROM change_requests cr JOIN users u ON u.id = cr.decided_by
+	approvedRequestsQuery = `SELECT cr.id, t.name AS tool_name, cr.kind, cr.reason, cr.after_json, cr.definition_digest,
+			u.email AS decided_by, cr.decided_at
+		FROM change_requests cr JOIN users u ON u.id = cr.decided_by JOIN tools t ON t.id = cr.tool_id
 		WHERE cr.status = 'approved' AND cr.decided_at IS NOT NULL
 		ORDER BY cr.decided_at, cr.id`
 )
@@ -103,26 +107,23 @@ func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error)
 		if r.OperationJSON, err = blobs.unpack(ctx, r.OperationJSON); err != nil {
 			return nil, fmt.Errorf("tool %s operation: %w", r.Name, err)
 		}
-		t, err := r.toolInput(approvals[r.ID])
+		gt, err := r.gateTool()
 		if err != nil {
 			return nil, err
 		}
-		if why := unapprovedReason(t, approvals[r.ID]); why != "" {
-			st.withheld = append(st.withheld, WithheldTool{Tool: t.Name, Reason: why})
-			continue
-		}
-		src, err := r.source()
+		d, err := gate.Decide(gt, approvals[r.Name])
 		if err != nil {
 			return nil, err
 		}
-		if why := compileRefusal(t, src); why != "" {
-			st.withheld = append(st.withheld, WithheldTool{Tool: t.Name, Reason: why})
+		if !d.Publishable() {
+			st.withheld = append(st.withheld, WithheldTool{Tool: r.Name, Reason: d.Reason})
 			continue
 		}
-		st.tools = append(st.tools, t)
+		gt.Input.Approvals = d.Approvals
+		st.tools = append(st.tools, gt.Input)
 		if !seen[r.SourceName] {
 			seen[r.SourceName] = true
-			st.sources = append(st.sources, src)
+			st.sources = append(st.sources, gt.Source)
 		}
 	}
 	if missing := sourcesWithoutOrigin(st.tools, st.sources); len(missing) > 0 {
@@ -132,63 +133,66 @@ func gatherPublishState(ctx context.Context, tx *sqlx.Tx) (*publishState, error)
 	return st, nil
 }
 
-// approvedRequests returns the approved change requests by tool id, oldest
-// decision first.
-func approvedRequests(ctx context.Context, tx *sqlx.Tx) (map[int64][]approvalRow, error) {
+// approvedRequests returns the change requests approved and not void now,
+// as the gate reads them, by tool name, oldest decision first.
+func approvedRequests(ctx context.Context, tx *sqlx.Tx) (map[string][]gate.Approval, error) {
 	var rows []approvalRow
 	err := tx.SelectContext(ctx, &rows, approvedRequestsQuery)
 	if err != nil {
 		return nil, fmt.Errorf("read approved change requests: %w", err)
 	}
-	out := map[int64][]approvalRow{}
+	out := map[string][]gate.Approval{}
 	for _, r := range rows {
-		out[r.ToolID] = append(out[r.ToolID], r)
+		a, err := r.approval()
+		if err != nil {
+			return nil, err
+		}
+		out[r.ToolName] = append(out[r.ToolName], a)
 	}
 	return out, nil
 }
 
-// unapprovedReason says why a tool's stored state is not approved state, or "".
-// The policy editor only stores risky state after approval; this is the
-// publisher's own check that it did (defence in depth, R10).
-func unapprovedReason(t bundle.ToolInput, approvals []approvalRow) string {
-	has := func(kind policy.Action) bool {
-		for _, a := range approvals {
-			if a.Kind == string(kind) {
-				return true
-			}
-		}
-		return false
+// approval decodes the approved state: the policy of the policy kinds,
+// the class of a lowering.
+func (r approvalRow) approval() (gate.Approval, error) {
+	at, err := parseTime(r.DecidedAt)
+	if err != nil {
+		return gate.Approval{}, err
 	}
-	if t.Assessment.Class >= risk.Destructive && !has(policy.ExposeRisky) {
-		return fmt.Sprintf("%s and exposed without an approved change request", t.Assessment.Class)
-	}
-	if !policy.IsSafeMethod(t.Method) && policy.Safe(t.Method, t.Policy) && !has(policy.EnableMutationRetry) {
-		return "retry enabled on a " + t.Method + " tool without an approved change request"
-	}
-	return ""
-}
-
-// compileRefusal runs the runtime executor's own compile step on the tool
-// as it would be published and returns its refusal as a sentence, or "".
-// Publish withholds such a tool rather than sign a bundle every runtime
-// would refuse (issue 10): the rest of the project still ships, and the
-// Bundles page names the tool and the executor's reason. A source without
-// an origin is left to the origin check, which refuses the whole publish.
-func compileRefusal(t bundle.ToolInput, src bundle.Source) string {
-	if src.Origin == "" {
-		return ""
-	}
-	bt, err := bundle.BuildTool(t, src)
-	if err == nil {
-		err = executor.CompileTool(src, bt)
+	a := gate.Approval{Kind: policy.Action(r.Kind), Digest: r.Digest, Record: bundle.Approval{ChangeRequest: r.ID,
+		ApprovedBy: r.DecidedBy, ApprovedAt: at, Summary: approvalTitle(r.Kind) + ": " + r.Reason}}
+	if a.Kind == policy.LowerRiskClass {
+		var c ClassState
+		err = json.Unmarshal([]byte(r.After), &c)
+		a.Class = c.Class
+	} else {
+		err = json.Unmarshal([]byte(r.After), &a.Policy)
 	}
 	if err != nil {
-		return "The runtime's executor would refuse it: " + err.Error() + "."
+		return gate.Approval{}, fmt.Errorf("change request %d: approved state: %w", r.ID, err)
 	}
-	return ""
+	return a, nil
 }
 
-func (r exposedToolRow) toolInput(approvals []approvalRow) (bundle.ToolInput, error) {
+// gateTool is the row as the gate judges it: the bundle input with the
+// stored policy, the source, and the risk engine's verdict.
+func (r exposedToolRow) gateTool() (gate.Tool, error) {
+	t, err := r.toolInput()
+	if err != nil {
+		return gate.Tool{}, err
+	}
+	src, err := r.source()
+	if err != nil {
+		return gate.Tool{}, err
+	}
+	gt := gate.Tool{Input: t, Source: src}
+	if err := gt.Detected.UnmarshalText([]byte(r.DetectedClass)); err != nil {
+		return gate.Tool{}, fmt.Errorf("tool %s: detected class: %w", r.Name, err)
+	}
+	return gt, nil
+}
+
+func (r exposedToolRow) toolInput() (bundle.ToolInput, error) {
 	var op openapi.Operation
 	if err := json.Unmarshal([]byte(r.OperationJSON), &op); err != nil {
 		return bundle.ToolInput{}, fmt.Errorf("tool %s: operation: %w", r.Name, err)
@@ -202,16 +206,7 @@ func (r exposedToolRow) toolInput(approvals []approvalRow) (bundle.ToolInput, er
 	if err != nil {
 		return bundle.ToolInput{}, err
 	}
-	t := importer.ToolInput(r.Name, r.SourceName, op, a, pol)
-	for _, ap := range approvals {
-		at, err := parseTime(ap.DecidedAt)
-		if err != nil {
-			return bundle.ToolInput{}, err
-		}
-		t.Approvals = append(t.Approvals, bundle.Approval{ChangeRequest: ap.ID, ApprovedBy: ap.DecidedBy,
-			ApprovedAt: at, Summary: approvalTitle(ap.Kind) + ": " + ap.Reason})
-	}
-	return t, nil
+	return importer.ToolInput(r.Name, r.SourceName, op, a, pol), nil
 }
 
 // assessment is the class in force with the engine's reasons; a class set

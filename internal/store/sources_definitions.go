@@ -31,11 +31,11 @@ func pinDefinitions(ctx context.Context, tx *sqlx.Tx, pv *ImportPreview, in Sour
 		Approved int    `db:"approved"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT t.name, p.policy_json,
-			(SELECT count(*) FROM change_requests c WHERE c.tool_id = t.id AND c.status = 'approved' AND c.kind = ?) AS approved
-		FROM tools t JOIN tool_policies p ON p.tool_id = t.id WHERE t.source_id = ?`, string(KindExposeRisky), pv.Source.ID); err != nil {
+			(SELECT count(*) FROM change_requests c WHERE c.tool_id = t.id AND c.status = 'approved') AS approved
+		FROM tools t JOIN tool_policies p ON p.tool_id = t.id WHERE t.source_id = ?`, pv.Source.ID); err != nil {
 		return fmt.Errorf("stored policies: %w", err)
 	}
-	pin := importer.PinInput{Source: in.Name, Policies: map[string]policy.Policy{}, ApprovedExposure: map[string]bool{},
+	pin := importer.PinInput{Source: in.Name, Policies: map[string]policy.Policy{}, Approved: map[string]bool{},
 		Old: bundle.Source{Name: in.Name, Origin: pv.Source.Origin, BasePath: pv.Source.BasePath},
 		New: bundle.Source{Name: in.Name, Origin: pv.Origin, BasePath: in.Doc.BasePath}}
 	for _, r := range rows {
@@ -44,7 +44,7 @@ func pinDefinitions(ctx context.Context, tx *sqlx.Tx, pv *ImportPreview, in Sour
 			return fmt.Errorf("tool %s policy: %w", r.Name, err)
 		}
 		pin.Policies[r.Name] = p
-		pin.ApprovedExposure[r.Name] = r.Approved > 0
+		pin.Approved[r.Name] = r.Approved > 0
 	}
 	return importer.PinDefinitions(pv.Plan, pin)
 }
@@ -75,7 +75,8 @@ func unconfirmed(p *importer.Plan, confirmed []string) error {
 // definitionVoids are the change requests of a source's tools that an
 // import's definition changes may void, read in one query each (and only
 // when the plan changes a definition) instead of per tool: the pending
-// requests and the ids of the approved exposures, by tool id, in id order.
+// requests and the ids of the approved ones (of every kind), by tool id, in
+// id order.
 type definitionVoids struct {
 	pending  map[int64][]ChangeRequest
 	approved map[int64][]int64
@@ -99,8 +100,8 @@ func readDefinitionVoids(ctx context.Context, tx *sqlx.Tx, sourceID int64, p *im
 		ToolID int64 `db:"tool_id"`
 	}
 	if err := tx.SelectContext(ctx, &approved, `SELECT id, tool_id FROM change_requests
-		WHERE tool_id IN (SELECT id FROM tools WHERE source_id = ?) AND status = 'approved' AND kind = ? ORDER BY id`,
-		sourceID, KindExposeRisky); err != nil {
+		WHERE tool_id IN (SELECT id FROM tools WHERE source_id = ?) AND status = 'approved' ORDER BY id`,
+		sourceID); err != nil {
 		return nil, fmt.Errorf("approved requests: %w", err)
 	}
 	for _, r := range approved {
@@ -110,11 +111,12 @@ func readDefinitionVoids(ctx context.Context, tx *sqlx.Tx, sourceID int64, p *im
 }
 
 // applyDefinition records the definition change of tool id: its pending
-// change requests become void with the reason, its approved exposure too
-// when the plan suspends it, and a confirmed change is audited as
-// "tool.definition_confirm" with both digests. An approved exposure is
-// void because it approved text agents no longer get; the plan suspends
-// the tool in the same import, and exposing it again needs a new approval.
+// and approved change requests become void with the reason (the plan says
+// which, see importer.PinDefinitions), and a confirmed change is audited
+// as "tool.definition_confirm" with both digests. An approval is void
+// because it approved text agents no longer get, whatever part moved; an
+// exposed tool is suspended in the same import, and exposing it again
+// needs a new approval.
 // Audit entries are queued on q, except decide's own, which q is flushed
 // before.
 func (db *DB) applyDefinition(ctx context.Context, tx *sqlx.Tx, q *auditQueue, actor string, c importer.Change, id int64, v *definitionVoids) error {
@@ -133,6 +135,9 @@ func (db *DB) applyDefinition(ctx context.Context, tx *sqlx.Tx, q *auditQueue, a
 	}
 	if c.VoidApproval {
 		why := "Approved, then void on re-import: " + c.Suspend
+		if c.Suspend == "" {
+			why = "Approved, then void on re-import: " + c.VoidPending
+		}
 		for _, rid := range v.approved[id] {
 			if _, err := tx.ExecContext(ctx, `UPDATE change_requests SET status = 'void', void_reason = ? WHERE id = ?`, why, rid); err != nil {
 				return err

@@ -60,8 +60,15 @@ func testDoc(t testing.TB, server string, ops []testOp) *openapi.Document {
 // confirming every new definition the preview asks to confirm.
 func mustImport(t testing.TB, db *DB, name string, doc *openapi.Document) *ImportResult {
 	t.Helper()
+	return mustImportOrigin(t, db, name, "", doc)
+}
+
+// mustImportOrigin is mustImport with the origin chosen on the import
+// form ("" keeps the stored one, else the document's).
+func mustImportOrigin(t testing.TB, db *DB, name, origin string, doc *openapi.Document) *ImportResult {
+	t.Helper()
 	ctx := context.Background()
-	pv, err := db.PreviewImport(ctx, name, "", doc)
+	pv, err := db.PreviewImport(ctx, name, origin, doc)
 	if err != nil {
 		t.Fatalf("preview %s: %v", name, err)
 	}
@@ -69,8 +76,8 @@ func mustImport(t testing.TB, db *DB, name string, doc *openapi.Document) *Impor
 	for _, c := range pv.Plan.ToConfirm() {
 		confirmed = append(confirmed, c.Tool)
 	}
-	res, err := db.ImportSource(ctx, "tester", SourceImport{Name: name, Doc: doc, DocumentSHA256: "sha", BaseRevision: pv.BaseRevision,
-		ConfirmedDefinitions: confirmed})
+	res, err := db.ImportSource(ctx, "tester", SourceImport{Name: name, Origin: origin, Doc: doc, DocumentSHA256: "sha",
+		BaseRevision: pv.BaseRevision, ConfirmedDefinitions: confirmed})
 	if err != nil {
 		t.Fatalf("import %s: %v", name, err)
 	}
