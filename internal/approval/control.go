@@ -5,14 +5,15 @@ import (
 	"time"
 )
 
-// link is the act by which one account controls another directly: the
-// latest of the acts between the two (it lasts longest), a creation on a
-// tie (it says most).
+// link is one account's direct control of another, through one or more
+// acts. It lasts from the latest of them; the one named is the creation
+// when there is one (it says most), else the latest.
 type link struct {
 	from, to int64
 	act      Act
-	// asked: from asked an operator for the act (Act.RequestedBy) rather
-	// than doing it (Act.By).
+	at       time.Time // the latest act's
+	// asked: from asked an operator for the named act (Act.RequestedBy)
+	// rather than doing it (Act.By).
 	asked bool
 }
 
@@ -34,10 +35,17 @@ func newGraph(acts []Act, since time.Time) *graph {
 		}
 		g.names[from.ID], g.names[a.Subject.ID] = from.Email, a.Subject.Email
 		k := [2]int64{from.ID, a.Subject.ID}
-		if cur, ok := best[k]; ok && !stronger(a, cur.act) {
+		l, ok := best[k]
+		if !ok {
+			best[k] = &link{from: from.ID, to: a.Subject.ID, act: a, at: a.At, asked: asked}
 			return
 		}
-		best[k] = &link{from: from.ID, to: a.Subject.ID, act: a, asked: asked}
+		if a.At.After(l.at) {
+			l.at = a.At
+		}
+		if named(a, l.act) {
+			l.act, l.asked = a, asked
+		}
 	}
 	for _, a := range acts {
 		if a.At.After(since) {
@@ -69,13 +77,12 @@ func compareID(a, b int64) int {
 	return 0
 }
 
-// stronger reports whether act a should stand for its pair of accounts
-// rather than b.
-func stronger(a, b Act) bool {
-	if !a.At.Equal(b.At) {
-		return a.At.After(b.At)
+// named reports whether act a rather than b should be named for a link.
+func named(a, b Act) bool {
+	if (a.Kind == ActCreate) != (b.Kind == ActCreate) {
+		return a.Kind == ActCreate
 	}
-	return a.Kind == ActCreate && b.Kind != ActCreate
+	return a.At.After(b.At)
 }
 
 // widestTo returns, for every account that controls target, the time its
@@ -90,8 +97,8 @@ func (g *graph) widestTo(target int64) map[int64]time.Time {
 			if done[l.from] {
 				continue
 			}
-			if t, ok := best[l.from]; !ok || lasts(l.act.At).After(t) {
-				best[l.from] = lasts(l.act.At)
+			if t, ok := best[l.from]; !ok || lasts(l.at).After(t) {
+				best[l.from] = lasts(l.at)
 			}
 		}
 	}
@@ -128,7 +135,7 @@ func (g *graph) path(from, to int64, since time.Time) []*link {
 			return chain
 		}
 		for _, l := range g.out[u] {
-			if !seen[l.to] && !l.act.At.Before(since) {
+			if !seen[l.to] && !l.at.Before(since) {
 				seen[l.to], prev[l.to] = true, l
 				queue = append(queue, l.to)
 			}

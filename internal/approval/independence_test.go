@@ -67,6 +67,9 @@ func TestIndependence(t *testing.T) {
 			acts: []Act{act(x, ActGrantApprover, a, t1), act(x, ActCreate, a, t1)}, code: RequesterControlsApprover, until: t1.Add(week),
 			want: "You cannot approve this request: its requester x@example.com created your account on 2026-03-10 09:00 UTC, less than 7 days ago" + tail + "2026-03-17 09:00 UTC."},
 
+		{name: "a later act keeps a creation's control going", approver: a, requester: x,
+			acts: []Act{act(x, ActCreate, a, ago(6*24*time.Hour)), act(x, ActPasswordReset, a, t2)}, code: RequesterControlsApprover, until: t2.Add(week),
+			want: "You cannot approve this request: its requester x@example.com created your account on 2026-03-04 12:00 UTC, less than 7 days ago" + tail + "2026-03-17 10:00 UTC."},
 		{name: "a two-hop chain from the approver", approver: x, requester: b,
 			acts: []Act{act(x, ActCreate, a, t1), act(a, ActCreate, b, t2)}, code: ApproverControlsRequester, until: t1.Add(week),
 			want: "You cannot approve this request: you control the account of its requester b@example.com through a@example.com " +
