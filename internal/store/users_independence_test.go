@@ -98,3 +98,25 @@ func TestIndependenceThroughChains(t *testing.T) {
 		}
 	})
 }
+
+// TestRecentApprovals lists approvals with whether each account is local,
+// newest first, from a time on.
+func TestRecentApprovals(t *testing.T) {
+	ctx := context.Background()
+	f := newCRFixture(t)
+	cr := f.exposeRequest(t, f.admin)
+	if _, err := f.db.ApproveChangeRequest(ctx, f.approver.ID, cr.ID, "ok"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.db.RecentApprovals(ctx, time.Now().Add(-time.Hour), 10)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("RecentApprovals = %+v, %v", got, err)
+	}
+	if r := got[0]; r.RequestID != cr.ID || r.ToolName != "orders_delete" || r.Requester != "admin@example.com" ||
+		r.Approver != "approver@example.com" || !r.RequesterLocal || !r.ApproverLocal {
+		t.Fatalf("approval %+v", r)
+	}
+	if got, _ := f.db.RecentApprovals(ctx, time.Now().Add(time.Hour), 10); len(got) != 0 {
+		t.Fatalf("approvals after now: %+v", got)
+	}
+}
