@@ -109,11 +109,7 @@ func TestUserEnable(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(dir, "toolgate.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDataDir(t, dir)
 	sec, err := db.UserByEmail(ctx, "sec@example.com")
 	if err != nil {
 		t.Fatal(err)
@@ -160,11 +156,7 @@ func TestBreakGlassOffEndsSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(dir, "toolgate.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openDataDir(t, dir)
 	glass, err := db.UserByEmail(ctx, "glass@example.com")
 	if err != nil {
 		t.Fatal(err)
@@ -181,4 +173,16 @@ func TestBreakGlassOffEndsSessions(t *testing.T) {
 	if _, _, err := db.SessionUser(ctx, token, policy); apperr.CodeOf(err) != apperr.Unauthorized {
 		t.Fatalf("the emergency's session still works after --off: %v", err)
 	}
+}
+
+// openDataDir opens the SQLite database of a data directory the commands
+// wrote, closed when the test ends.
+func openDataDir(t *testing.T, dir string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(dir, "toolgate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
