@@ -119,6 +119,8 @@ func decidable(ctx context.Context, tx *sqlx.Tx, approverID, id int64) (*User, *
 	}
 	d := approval.Decider{Account: approval.Account{ID: approver.ID, Email: approver.Email},
 		Approver: approver.Has(auth.RoleApprover), Disabled: approver.Disabled}
+	// Who they are first (no requester yet: 0 is nobody's id), so that a
+	// non-approver learns nothing about the request.
 	if r := approval.MayDecide(d, 0); r != nil {
 		return nil, nil, apperr.Forbiddenf("%s", r.Message)
 	}
