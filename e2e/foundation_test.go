@@ -21,8 +21,9 @@ func hasSessionCookie(t *testing.T, bc playwright.BrowserContext) bool {
 }
 
 // TestFoundation walks issue 2's story: first-run setup, sign-out, a refused
-// sign-in, sign-in, adding a viewer, the viewer refused the users page, and
-// sign-out ending the session for a copied cookie too.
+// sign-in, sign-in, adding a viewer, the viewer setting their own password
+// at the first sign-in, the viewer refused the users page, and sign-out
+// ending the session for a copied cookie too.
 func TestFoundation(t *testing.T) {
 	a := startApp(t)
 	if a.setupURL == "" {
@@ -81,19 +82,30 @@ func TestFoundation(t *testing.T) {
 	visible(t, page.GetByRole("cell", playwright.PageGetByRoleOptions{Name: "viewer@example.com"}))
 	shot(t, page, "06-users")
 
+	// The admin chose the viewer's password, so it works for this sign-in
+	// only: the viewer sets their own before anything else (R10).
+	viewer, vpage := a.newPage(t, desktop)
+	must(t, goTo(vpage, "/login"))
+	fillLogin(t, vpage, "viewer@example.com", "viewer password 1")
+	visible(t, vpage.GetByRole("heading", playwright.PageGetByRoleOptions{Name: "Set your password"}))
+	shot(t, vpage, "07-set-password")
+	must(t, vpage.GetByLabel("Your new password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill("the viewer's own password"))
+	must(t, vpage.GetByLabel("Repeat Your new password").Fill("the viewer's own password"))
+	must(t, vpage.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Set password"}).Click())
+	visible(t, vpage.GetByTestId("dashboard"))
+
 	// The viewer sees no admin navigation and is refused the users page.
-	viewer, vpage := a.signIn(t, desktop, "viewer@example.com", "viewer password 1")
 	if n, err := vpage.GetByRole("link", playwright.PageGetByRoleOptions{Name: "Users"}).Count(); err != nil || n != 0 {
 		t.Errorf("viewer sees %d Users links (%v)", n, err)
 	}
-	shot(t, vpage, "07-viewer-dashboard")
+	shot(t, vpage, "08-viewer-dashboard")
 	resp, err = vpage.Goto("/users")
 	must(t, err)
 	if resp.Status() != 403 {
 		t.Errorf("viewer GET /users: status %d, want 403", resp.Status())
 	}
 	visible(t, vpage.GetByTestId("error-page"))
-	shot(t, vpage, "08-viewer-forbidden")
+	shot(t, vpage, "09-viewer-forbidden")
 
 	// Sign-out ends the session on the server: a copy of the cookie is useless.
 	stolen, err := viewer.Cookies()

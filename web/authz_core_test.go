@@ -26,6 +26,8 @@ func init() {
 		{"POST", "/logout", unauth, see, see, see},
 		{"GET", "/account", see, ok, ok, ok},
 		{"POST", "/account/password", unauth, bad, bad, bad},
+		{"GET", "/account/set-password", see, see, see, see}, // to /account: their passwords are their own
+		{"POST", "/account/set-password", unauth, bad, bad, bad},
 
 		{"GET", "/", see, ok, ok, ok},
 

@@ -34,6 +34,9 @@ func (s *Server) dashboard(c echo.Context) error {
 	if m.BreakGlass, err = s.breakGlassSignIns(c, now); err != nil {
 		return err
 	}
+	if m.LocalApprovals, m.LocalApprovalsMore, err = s.localApprovals(c, now); err != nil {
+		return err
+	}
 	for _, class := range risk.Classes {
 		row := views.DashboardClassVM{Class: class.String(), Tools: f.Tools[class.String()], Exposed: f.Exposed[class.String()]}
 		m.ToolsTotal += row.Tools

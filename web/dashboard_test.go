@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -188,5 +189,44 @@ func TestDashboardEmpty(t *testing.T) {
 		if got := byTestID(t, body, id); got != want {
 			t.Errorf("%s: %q, want %q", id, got, want)
 		}
+	}
+}
+
+// TestDashboardWarnsAboutLocalApprovals: an approval between local
+// accounts is listed as one person could have given it; one between two
+// accounts of the identity provider is not.
+func TestDashboardWarnsAboutLocalApprovals(t *testing.T) {
+	a := newTestApp(t, true)
+	ctx := context.Background()
+	approve := func(requester, approver *store.User, tool string) {
+		t.Helper()
+		cr := exposeRequest(t, a, requester, riskyTool(t, a, tool))
+		if _, err := a.db.ApproveChangeRequest(ctx, approver.ID, cr.ID, "ok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := a.do(request{method: "GET", path: "/", cookie: a.sessionCookie("viewer")})
+	wantHTML(t, page.Body.String(), none(`[data-testid="local-approvals"]`))
+
+	sso := func(sub string, role auth.Role) *store.User {
+		t.Helper()
+		u, _, err := a.db.SignInSSO(ctx, store.SSOSignIn{Provider: "https://idp.example", Subject: sub,
+			Email: sub + "@example.com", Roles: []auth.Role{role}}, store.SessionPolicy{Idle: time.Hour, Absolute: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	approve(sso("ann", auth.RoleAdmin), sso("sam", auth.RoleApprover), "carts_delete")
+	page = a.do(request{method: "GET", path: "/", cookie: a.sessionCookie("viewer")})
+	wantHTML(t, page.Body.String(), none(`[data-testid="local-approvals"]`))
+
+	approve(a.users["admin"], a.users["approver"], "orders_delete")
+	page = a.do(request{method: "GET", path: "/", cookie: a.sessionCookie("viewer")})
+	wantHTML(t, page.Body.String(), in(`[data-testid="local-approvals"]`,
+		hasText("orders_delete: asked by admin@example.com, approved by approver@example.com"),
+		hasText("anyone with access to the host"), hasText("single sign-on groups")))
+	if strings.Contains(page.Body.String(), "carts_delete: asked by") {
+		t.Error("an approval between provider accounts is listed as one person's")
 	}
 }

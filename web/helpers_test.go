@@ -40,6 +40,9 @@ type testApp struct {
 	db    *store.DB
 	log   *bytes.Buffer
 	users map[string]*store.User // by role name; "anonymous" absent
+	// own holds the passwords people chose at their first sign-in
+	// (signInAs), by email.
+	own map[string]string
 }
 
 func testConfig() config.Config {

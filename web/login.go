@@ -107,7 +107,14 @@ func (s *Server) loginSubmit(c echo.Context) error {
 	if u.BreakGlass {
 		s.deps.Logger.Warn("break-glass sign-in", "user", u.Email, "remote", addr)
 	}
-	return s.startSession(c, u, next)
+	err = s.startSession(c, u, next)
+	if errors.Is(err, store.ErrInitialPasswordUsed) {
+		if err := s.deps.Store.RecordLoginFailure(ctx, account, addr, "admin-set password used already"); err != nil {
+			return err
+		}
+		return refuse(http.StatusUnauthorized, msgInitialPasswordUsed)
+	}
+	return err
 }
 
 // checkSucceeded ends a right-password check. Failing to give its tokens

@@ -18,8 +18,9 @@ func (s *Server) routes() {
 	// The logger is outermost so it records what was sent, panics included.
 	// Every body is bounded (limitBodies) before the CSRF check parses a
 	// form; upload routes skip both and get uploadGuard after their role
-	// check instead (bodylimit.go).
-	e.Use(s.logRequests, s.recoverPanics, securityHeaders, varyOnHTMX, limitBodies, s.csrf(), s.loadSession)
+	// check instead (bodylimit.go). A person whose password an admin set
+	// reaches nothing but the set-password page (ownPasswordFirst).
+	e.Use(s.logRequests, s.recoverPanics, securityHeaders, varyOnHTMX, limitBodies, s.csrf(), s.loadSession, ownPasswordFirst)
 
 	// Anyone, signed in or not.
 	e.GET("/healthz", s.healthz)
@@ -38,6 +39,8 @@ func (s *Server) routes() {
 	e.POST("/logout", s.logout, signedIn...)
 	e.GET("/account", s.accountForm, signedIn...)
 	e.POST("/account/password", s.accountPassword, signedIn...)
+	e.GET(setPasswordPath, s.setPasswordForm, signedIn...)
+	e.POST(setPasswordPath, s.setPassword, signedIn...)
 
 	// Viewer and up: every role may read.
 	viewer := []echo.MiddlewareFunc{requireRole(auth.RoleViewer, auth.RoleApprover, auth.RoleAdmin)}

@@ -139,7 +139,7 @@ func TestApproverIndependence(t *testing.T) {
 		{"reset@example.com", newPW, "its requester boss@example.com reset the password of your account"},
 	} {
 		t.Run(tc.email, func(t *testing.T) {
-			cookie := a.signIn(tc.email, tc.password)
+			cookie := a.signInAs(tc.email, tc.password)
 			// Approvals says so in place of the Approve button.
 			rec := a.do(request{method: "GET", path: "/approvals", cookie: cookie})
 			wantBody(t, rec, `data-testid="not-independent">You cannot approve this request: `+tc.want, `data-testid="reject"`)
@@ -170,7 +170,7 @@ func TestApproverIndependence(t *testing.T) {
 		}
 		form.Set("requested_by", "Boss@example.com")
 		wantStatus(t, a.post(peer, "/users", form), 303)
-		rec = a.post(a.signIn("helper@example.com", testPassword), approve, url.Values{"confirm": {"yes"}})
+		rec = a.post(a.signInAs("helper@example.com", testPassword), approve, url.Values{"confirm": {"yes"}})
 		wantStatus(t, rec, 403)
 		wantBody(t, rec, "peer@example.com created your account at the request of its requester boss@example.com")
 		wantPending(t, a, cr)
@@ -206,7 +206,7 @@ func TestApproverIndependence(t *testing.T) {
 		later := time.Now().Add(store.DefaultApproverIndependence + time.Hour)
 		a.db.Now = func() time.Time { return later }
 		cr2 := exposeRequest(t, a, boss, riskyTool(t, a, "carts_delete"))
-		rec := a.post(a.signIn("sock@example.com", testPassword), "/approvals/"+itoa(cr2.ID)+"/approve", url.Values{"confirm": {"yes"}})
+		rec := a.post(a.signInAs("sock@example.com", testPassword), "/approvals/"+itoa(cr2.ID)+"/approve", url.Values{"confirm": {"yes"}})
 		wantStatus(t, rec, 303)
 		if got, _ := a.db.ChangeRequest(ctx, cr2.ID); got.Status != store.StatusApproved {
 			t.Fatalf("status %s", got.Status)
@@ -219,12 +219,12 @@ func TestApproverIndependence(t *testing.T) {
 		wantStatus(t, a.post(bossC, "/users", newUserForm("sock2@example.com", "approver")), 303)
 		cr3 := exposeRequest(t, a, boss, riskyTool(t, a, "items_delete"))
 		path := "/approvals/" + itoa(cr3.ID) + "/approve"
-		rec := a.post(a.signIn("sock2@example.com", testPassword), path, url.Values{})
+		rec := a.post(a.signInAs("sock2@example.com", testPassword), path, url.Values{})
 		wantStatus(t, rec, 403)
 		wantBody(t, rec, "less than 1 day ago")
 		later := time.Now().Add(25 * time.Hour)
 		a.db.Now = func() time.Time { return later }
-		wantStatus(t, a.post(a.signIn("sock2@example.com", testPassword), path, url.Values{"confirm": {"yes"}}), 303)
+		wantStatus(t, a.post(a.signInAs("sock2@example.com", testPassword), path, url.Values{"confirm": {"yes"}}), 303)
 	})
 }
 
@@ -241,7 +241,7 @@ func TestApproverBootstrap(t *testing.T) {
 	firstC := a.sessionCookie("first")
 	wantStatus(t, a.post(firstC, "/users", newUserForm("appr@example.com", "approver")), 303)
 	wantStatus(t, a.post(firstC, "/users", newUserForm("second@example.com", "admin")), 303)
-	rec := a.post(a.signIn("second@example.com", testPassword), "/users", newUserForm("sock@example.com", "approver"))
+	rec := a.post(a.signInAs("second@example.com", testPassword), "/users", newUserForm("sock@example.com", "approver"))
 	wantStatus(t, rec, 403)
 	appr, err := a.db.UserByEmail(context.Background(), "appr@example.com")
 	if err != nil {
@@ -251,4 +251,51 @@ func TestApproverBootstrap(t *testing.T) {
 	rec = a.post(firstC, "/users", newUserForm("sock@example.com", "approver"))
 	wantStatus(t, rec, 403)
 	wantBody(t, rec, "toolgate user add")
+}
+
+// TestIndependenceThroughChainsInTheConsole: accounts made through the
+// add-user form control each other through chains. X (admin and approver)
+// adds admin A, A adds admin B: X cannot approve B's request. X adds an
+// approver P and an admin Q: P cannot approve Q's. Approvals says so in
+// place of the Approve button, and the form refuses.
+func TestIndependenceThroughChainsInTheConsole(t *testing.T) {
+	a := newTestApp(t, true)
+	ctx := context.Background()
+	hostUser(t, a, "x", auth.RoleAdmin, auth.RoleApprover)
+	x := a.sessionCookie("x")
+	added := func(by *http.Cookie, email string, roles ...string) *store.User {
+		t.Helper()
+		wantStatus(t, a.post(by, "/users", newUserForm(email, roles...)), 303)
+		u, err := a.db.UserByEmail(ctx, email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	added(x, "a@example.com", "admin")
+	b := added(a.signInAs("a@example.com", testPassword), "b@example.com", "admin")
+	p := added(x, "p@example.com", "approver")
+	q := added(x, "q@example.com", "admin")
+	for _, tc := range []struct {
+		name      string
+		approver  *http.Cookie
+		requester *store.User
+		tool      string
+		want      string
+	}{
+		{"two hops", x, b, "orders_delete",
+			"You cannot approve this request: you control the account of its requester b@example.com through a@example.com (you created a@example.com on "},
+		{"a shared controller", a.signInAs(p.Email, testPassword), q, "users_delete",
+			"You cannot approve this request: x@example.com controls both your account and the account of its requester q@example.com (x@example.com created your account on "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cr := exposeRequest(t, a, tc.requester, riskyTool(t, a, tc.tool))
+			page := a.do(request{method: "GET", path: "/approvals", cookie: tc.approver})
+			wantHTML(t, page.Body.String(), in(`[data-testid="not-independent"]`, hasText(tc.want)))
+			rec := a.post(tc.approver, "/approvals/"+itoa(cr.ID)+"/approve", url.Values{"comment": {"ok"}, "confirm": {"yes"}})
+			wantStatus(t, rec, 403)
+			wantBody(t, rec, tc.want)
+			wantPending(t, a, cr)
+		})
+	}
 }

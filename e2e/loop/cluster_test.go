@@ -99,7 +99,7 @@ func testTwoConsoles(t *testing.T, postgres bool) {
 	upstream := httptest.NewServer(sampleapi.New(sampleapi.Options{}))
 	t.Cleanup(upstream.Close)
 	// People on A: setup link, users, sign-in (CSRF cookies from A).
-	c := people(t, cl.a, cl.setupLink)
+	c := people(t, cl.a, cl.setupLink, func(args ...string) string { return run(t, cl.bin, append(args, cl.dbArgs...)...) })
 	// B printed its own link while there were no users; A's was used first,
 	// so B's now says setup is done (and creates no one).
 	linkB := cl.procs[1].await(t, setupLink)

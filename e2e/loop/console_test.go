@@ -23,9 +23,14 @@ type consoleSide struct {
 }
 
 // people creates the first admin through the setup link, has them take the
-// approver role (the bootstrap) and add ops and security on the Users page,
-// and signs those two in on /login.
-func people(t *testing.T, consoleURL, setupLink string) consoleSide {
+// approver role (the bootstrap) and add ops on the Users page; security is
+// added on the host (host runs `toolgate user add` against the console's
+// database and returns its output), as the README's quickstart does: an
+// approver the first admin added in the console would share a controller
+// with ops and could not approve ops' requests for the independence window
+// (R10). Both sign in on /login; ops, whose password the first admin chose,
+// sets their own there.
+func people(t *testing.T, consoleURL, setupLink string, host func(args ...string) string) consoleSide {
 	t.Helper()
 	first := newBrowser(t, consoleURL)
 	first.open(setupLink).form(`^/setup$`).set("email", "admin@example.com").
@@ -34,24 +39,31 @@ func people(t *testing.T, consoleURL, setupLink string) consoleSide {
 	// give the role (the bootstrap, R10); they take it themselves so that
 	// they can then add approvers.
 	first.open("/users/1").form(`^/users/1/roles$`).set("role", "admin", "approver").submit().done("roles")
-	add := func(email string, roles ...string) {
-		first.open("/users/new").form(`^/users$`).set("email", email).set("role", roles...).
-			set("password", password).set("password_confirm", password).submit().done("added")
+	first.open("/users/new").form(`^/users$`).set("email", "ops@example.com").set("role", "admin", "approver").
+		set("password", password).set("password_confirm", password).submit().done("added")
+	out := host("user", "add", "--email", "security@example.com", "--role", "approver")
+	m := regexp.MustCompile(`(?m)^password: (\S+)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("user add printed no password: %q", out)
 	}
-	add("ops@example.com", "admin", "approver")
-	add("security@example.com", "approver")
 	c := consoleSide{t: t, ops: newBrowser(t, consoleURL), security: newBrowser(t, consoleURL)}
-	c.login(c.ops, "ops@example.com")
-	c.login(c.security, "security@example.com")
+	c.login(c.ops, "ops@example.com", password)
+	c.login(c.security, "security@example.com", m[1])
 	return c
 }
 
-// login signs in on the sign-in page; a wrong password must not.
-func (c consoleSide) login(b *browser, email string) {
+// login signs in on the sign-in page (a wrong password must not), setting
+// an own password when the one given was an admin's.
+func (c consoleSide) login(b *browser, email, given string) {
 	c.t.Helper()
 	b.open("/login").form(`^/login$`).set("email", email).set("password", "not the password").
 		submit().must(http.StatusUnauthorized)
-	if p := b.open("/login").form(`^/login$`).set("email", email).set("password", password).submit().must(http.StatusOK); p.url.Path != "/" {
+	p := b.open("/login").form(`^/login$`).set("email", email).set("password", given).submit().must(http.StatusOK)
+	if p.url.Path == "/account/set-password" {
+		own := given + " of my own"
+		p = p.form(`^/account/set-password$`).set("password", own).set("password_confirm", own).submit().must(http.StatusOK)
+	}
+	if p.url.Path != "/" {
 		c.t.Fatalf("%s signed in but landed on %s", email, p.url)
 	}
 }

@@ -5,7 +5,9 @@
 package loop
 
 import (
+	"context"
 	"encoding/json"
+	"io"
 	"maps"
 	"net/http/httptest"
 	"regexp"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/cli"
 	"github.com/toolgate/toolgate/internal/sampleapi"
 )
 
@@ -44,7 +47,14 @@ func TestWholeLoop(t *testing.T) {
 	// the setup link, two more users, sign-in; import; expose READ and
 	// WRITE tools; request + approve the DELETE tool by a second user;
 	// publish; issue a runtime token.
-	c := people(t, consoleURL, console.await(t, setupLink))
+	c := people(t, consoleURL, console.await(t, setupLink), func(args ...string) string {
+		var out strings.Builder
+		if err := cli.Run(context.Background(), append(args, "--data-dir", consoleDir), func(string) string { return "" },
+			strings.NewReader(""), &out, io.Discard); err != nil {
+			t.Fatalf("toolgate %v: %v", args, err)
+		}
+		return out.String()
+	})
 	c.importSample(upstream.URL)
 	c.expose("getOrder")
 	c.expose("createOrder")

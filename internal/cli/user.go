@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -14,6 +15,43 @@ import (
 type userCmd struct {
 	Add        userAddCmd        `cmd:"" help:"Add a console user."`
 	BreakGlass userBreakGlassCmd `cmd:"" name:"break-glass" help:"Mark a local account as break-glass: it may sign in with a password while --local-login=false (every use is audited and shown on the dashboard)."`
+	Enable     userEnableCmd     `cmd:"" help:"Re-enable a disabled account, approvers included (an admin who is not an approver cannot)."`
+}
+
+type userEnableCmd struct {
+	dataDirFlag `embed:""`
+	Email       string `required:"" help:"The account's email address."`
+}
+
+// Run re-enables the account as an operator act, audited as "user.enable"
+// by store.OperatorActor: the way back when every approver was disabled by
+// an admin who cannot re-enable them.
+func (c *userEnableCmd) Run(ctx context.Context, env *Env) error {
+	email, err := store.NormalizeEmail(c.Email)
+	if err != nil {
+		return Exit(2, err)
+	}
+	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	u, err := db.UserByEmail(ctx, email)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return Exit(1, fmt.Errorf("no console user has the email %s", email))
+	}
+	if err != nil {
+		return err
+	}
+	if !u.Disabled {
+		fmt.Fprintf(env.Stdout, "%s is enabled already: nothing changed.\n", u.Email)
+		return nil
+	}
+	if err := db.SetUserDisabled(ctx, store.OperatorActor, u.ID, false); err != nil {
+		return userError(err)
+	}
+	fmt.Fprintf(env.Stdout, "%s is enabled again and may sign in (audited as user.enable by %s).\n", u.Email, store.OperatorActor)
+	return nil
 }
 
 type userBreakGlassCmd struct {
@@ -42,7 +80,7 @@ func (c *userBreakGlassCmd) Run(ctx context.Context, env *Env) error {
 		fmt.Fprintf(env.Stdout, "%s is a break-glass account: it may sign in with its password even with --local-login=false.\n"+
 			"Every such sign-in is audited (login.break_glass) and shown on the dashboard.\n", u.Email)
 	} else {
-		fmt.Fprintf(env.Stdout, "%s is no longer a break-glass account.\n", u.Email)
+		fmt.Fprintf(env.Stdout, "%s is no longer a break-glass account; its sessions have been ended.\n", u.Email)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -91,4 +92,97 @@ func TestUserAddIsAnOperatorAct(t *testing.T) {
 			t.Errorf("%s approving: %v, want Forbidden saying %q", email, err, want)
 		}
 	}
+}
+
+// TestUserEnable: an admin who is not an approver can disable every
+// approver but not re-enable one; `toolgate user enable` on the host can,
+// audited as the operator's act.
+func TestUserEnable(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
+	for _, args := range [][]string{
+		{"--email", "admin@example.com", "--role", "admin"},
+		{"--email", "sec@example.com", "--role", "approver"},
+	} {
+		if out, _, err := runCmd(t, env, "", append([]string{"user", "add"}, args...)...); err != nil {
+			t.Fatalf("user add %v: %q %v", args, out, err)
+		}
+	}
+	ctx := context.Background()
+	db := openDataDir(t, dir)
+	sec, err := db.UserByEmail(ctx, "sec@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetUserDisabled(ctx, "admin@example.com", sec.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetUserDisabled(ctx, "admin@example.com", sec.ID, false); apperr.CodeOf(err) != apperr.Forbidden {
+		t.Fatalf("the admin re-enabled the approver: %v", err)
+	}
+
+	out, _, err := runCmd(t, env, "", "user", "enable", "--email", "Sec@Example.com")
+	if err != nil || !strings.Contains(out, "sec@example.com is enabled again") {
+		t.Fatalf("user enable: %q %v", out, err)
+	}
+	if u, _ := db.UserByEmail(ctx, "sec@example.com"); u.Disabled {
+		t.Fatal("still disabled")
+	}
+	entries, _, err := db.QueryAudit(ctx, store.AuditFilter{Action: "user.enable"})
+	if err != nil || len(entries) != 1 || entries[0].Actor != store.OperatorActor {
+		t.Fatalf("audit %+v %v, want one user.enable by %s", entries, err, store.OperatorActor)
+	}
+	if out, _, err := runCmd(t, env, "", "user", "enable", "--email", "sec@example.com"); err != nil || !strings.Contains(out, "enabled already") {
+		t.Errorf("enabling an enabled account: %q %v", out, err)
+	}
+	if _, _, err := runCmd(t, env, "", "user", "enable", "--email", "nobody@example.com"); exitCode(err) != 1 ||
+		!strings.Contains(err.Error(), "no console user has the email nobody@example.com") {
+		t.Errorf("unknown account: %v", err)
+	}
+	if _, _, err := runCmd(t, env, "", "user", "enable", "--email", "not an email"); exitCode(err) != 2 {
+		t.Errorf("bad address: %v", err)
+	}
+}
+
+// TestBreakGlassOffEndsSessions: unmarking a break-glass account ends the
+// sessions it opened during the emergency.
+func TestBreakGlassOffEndsSessions(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
+	if _, _, err := runCmd(t, env, "", "user", "add", "--email", "glass@example.com", "--role", "admin"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, env, "", "user", "break-glass", "--email", "glass@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db := openDataDir(t, dir)
+	glass, err := db.UserByEmail(ctx, "glass@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := store.SessionPolicy{Idle: time.Hour, Absolute: time.Hour}
+	token, err := db.Login(ctx, glass, "192.0.2.1", policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCmd(t, env, "", "user", "break-glass", "--email", "glass@example.com", "--off")
+	if err != nil || !strings.Contains(out, "its sessions have been ended") {
+		t.Fatalf("unmark: %q %v", out, err)
+	}
+	if _, _, err := db.SessionUser(ctx, token, policy); apperr.CodeOf(err) != apperr.Unauthorized {
+		t.Fatalf("the emergency's session still works after --off: %v", err)
+	}
+}
+
+// openDataDir opens the SQLite database of a data directory the commands
+// wrote, closed when the test ends.
+func openDataDir(t *testing.T, dir string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(dir, "toolgate.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

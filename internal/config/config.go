@@ -30,15 +30,15 @@ type Config struct {
 	// RuntimeStaleAfter flags a runtime instance on the Runtimes page when
 	// it has not fetched a bundle for this long (0 means 10m).
 	RuntimeStaleAfter time.Duration `name:"runtime-stale-after" env:"TOOLGATE_RUNTIME_STALE_AFTER" default:"10m" help:"Flag runtime instances that have not fetched a bundle for this long."`
-	// ApproverIndependence is R10's window: an account the requester
-	// created, promoted, re-enabled or reset cannot approve their requests
-	// for this long (0 means 168h, 7 days).
+	// ApproverIndependence is R10's window: the acts that make one account
+	// control another count for this long (approval.Independence; 0 means
+	// 168h, 7 days).
 	// KEKFile names the key-encryption key file that turns on shared
 	// console state (internal/keyring): signing keys and session cookie
 	// keys in the database, sealed under it, and the sign-in throttle in
 	// the database. Every console on one database gets the same file.
 	KEKFile              string        `name:"key-encryption-key-file" env:"TOOLGATE_KEK_FILE" placeholder:"FILE" help:"Key-encryption key file (32 random bytes, raw or base64): keep signing and session keys in the database, sealed with it, and the sign-in throttle there too, so several consoles can share one database."`
-	ApproverIndependence time.Duration `name:"approver-independence" env:"TOOLGATE_APPROVER_INDEPENDENCE" default:"168h" help:"An account someone created, made approver, re-enabled or reset cannot approve that person's requests for this long (default 7 days)."`
+	ApproverIndependence time.Duration `name:"approver-independence" env:"TOOLGATE_APPROVER_INDEPENDENCE" default:"168h" help:"For this long, an account cannot approve the requests of an account it controls, that controls it, or that shares a controller with it (created, made approver, re-enabled or reset, through any chain; default 7 days)."`
 	// OIDC is single sign-on; LocalLogin=false (with OIDC on) leaves
 	// password sign-in to break-glass accounts only. A Config built in Go
 	// without OIDC keeps local sign-in whatever LocalLogin says.

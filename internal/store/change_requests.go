@@ -348,15 +348,33 @@ func (db *DB) CountPendingFor(ctx context.Context, userID int64) (int, error) {
 
 // countPendingFor counts the pending requests userID could decide: not
 // their own, and not from a requester they are not independent of (the
-// same account_acts test as DB.independent), so the badge never counts a
+// same approval.Independence as deciding), so the badge never counts a
 // request the approver would be refused.
 func (db *DB) countPendingFor(ctx context.Context, tx *sqlx.Tx, userID int64) (int, error) {
-	var n int
-	err := tx.GetContext(ctx, &n, `SELECT count(*) FROM change_requests cr
-		WHERE cr.status = 'pending' AND cr.requested_by <> ? AND NOT EXISTS (
-			SELECT 1 FROM account_acts a WHERE a.at > ? AND (
-				(a.subject_id = ? AND (a.actor_id = cr.requested_by OR a.requested_by = cr.requested_by)) OR
-				(a.subject_id = cr.requested_by AND (a.actor_id = ? OR a.requested_by = ?))))`,
-		userID, formatTime(db.Now().Add(-db.independenceWindow())), userID, userID, userID)
-	return n, err
+	var pending []struct {
+		RequestedBy int64  `db:"requested_by"`
+		Email       string `db:"email"`
+	}
+	if err := tx.SelectContext(ctx, &pending, `SELECT cr.requested_by, u.email FROM change_requests cr
+		JOIN users u ON u.id = cr.requested_by WHERE cr.status = 'pending' AND cr.requested_by <> ?`, userID); err != nil {
+		return 0, err
+	}
+	if len(pending) == 0 {
+		return 0, nil
+	}
+	me, err := userByID(ctx, tx, userID)
+	if err != nil {
+		return 0, err
+	}
+	acts, err := db.controlActs(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, p := range pending {
+		if db.independence(acts, me, p.RequestedBy, p.Email) == nil {
+			n++
+		}
+	}
+	return n, nil
 }

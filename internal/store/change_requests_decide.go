@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/approval"
 	"github.com/toolgate/toolgate/internal/audit"
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/policy"
@@ -109,21 +110,26 @@ func pendingRequest(ctx context.Context, tx *sqlx.Tx, id int64) (*ChangeRequest,
 }
 
 // decidable loads the approver and the pending request and enforces R10's
-// people rules: an enabled approver who is not the requester.
+// people rules: an enabled approver who is not the requester
+// (approval.MayDecide).
 func decidable(ctx context.Context, tx *sqlx.Tx, approverID, id int64) (*User, *ChangeRequest, error) {
 	approver, err := userByID(ctx, tx, approverID)
 	if err != nil {
 		return nil, nil, err
 	}
-	if approver.Disabled || !approver.Has(auth.RoleApprover) {
-		return nil, nil, apperr.Forbiddenf("Only a security approver can decide change requests.")
+	d := approval.Decider{Account: approval.Account{ID: approver.ID, Email: approver.Email},
+		Approver: approver.Has(auth.RoleApprover), Disabled: approver.Disabled}
+	// Who they are first (no requester yet: 0 is nobody's id), so that a
+	// non-approver learns nothing about the request.
+	if r := approval.MayDecide(d, 0); r != nil {
+		return nil, nil, apperr.Forbiddenf("%s", r.Message)
 	}
 	cr, err := pendingRequest(ctx, tx, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	if cr.RequestedBy == approver.ID {
-		return nil, nil, apperr.Forbiddenf("You asked for this change, so someone else must decide it.")
+	if r := approval.MayDecide(d, cr.RequestedBy); r != nil {
+		return nil, nil, apperr.Forbiddenf("%s", r.Message)
 	}
 	return approver, cr, nil
 }

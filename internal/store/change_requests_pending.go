@@ -109,16 +109,17 @@ func (db *DB) NotIndependent(ctx context.Context, approverID int64, list []Chang
 		if err != nil {
 			return err
 		}
+		acts, err := db.controlActs(ctx, tx)
+		if err != nil {
+			return err
+		}
 		for i := range list {
 			cr := &list[i]
 			if cr.Status != StatusPending || cr.RequestedBy == approverID {
 				continue
 			}
-			err := db.independent(ctx, tx, approver, cr.RequestedBy, cr.RequesterEmail)
-			if apperr.CodeOf(err) == apperr.Forbidden {
+			if err := db.independence(acts, approver, cr.RequestedBy, cr.RequesterEmail); err != nil {
 				out[cr.ID] = apperr.MessageOf(err)
-			} else if err != nil {
-				return err
 			}
 		}
 		return nil

@@ -62,13 +62,18 @@ func newToken() (string, error) {
 
 // Login starts a new session for user and records "login.success" from
 // address. It returns the session token to put in the cookie. A new token on
-// every sign-in is what prevents session fixation.
+// every sign-in is what prevents session fixation. A password an admin set
+// opens one session only; later ones are ErrInitialPasswordUsed
+// (users_password.go).
 func (db *DB) Login(ctx context.Context, u *User, address string, p SessionPolicy) (string, error) {
 	token, err := newToken()
 	if err != nil {
 		return "", err
 	}
 	err = db.inTx(ctx, "login", func(tx *sqlx.Tx) error {
+		if err := useInitialPassword(ctx, tx, u.ID); err != nil {
+			return err
+		}
 		if err := insertSession(ctx, tx, u.ID, token, db.Now(), p); err != nil {
 			return err
 		}

@@ -57,14 +57,16 @@
 // requester, and independent of them. Giving the approver role, re-enabling
 // an approver and resetting an approver's password need an approver (or
 // the operator on the host, OperatorActor), except while no account has
-// ever held the role (the first admin's bootstrap); and an account the
-// requester created, promoted, re-enabled or reset — or that created,
-// promoted, re-enabled or reset the requester's — cannot approve their
-// requests for DB.ApproverIndependence (7 days by default). The acts are
-// kept in account_acts; see users_independence.go. With single sign-on
-// (DB.SSOProvider set) roles come from the provider's groups: accounts it
-// manages are created and updated only by SignInSSO, and no console user
-// can give the approver role (users_sso.go).
+// ever held the role (the first admin's bootstrap); and an approver who
+// controls the requester, is controlled by them, or shares a controller
+// with them through the acts of DB.ApproverIndependence (7 days by
+// default) cannot approve their requests (approval.Independence decides
+// over the acts the store loads from account_acts; see
+// users_independence.go). A password an admin set opens one session
+// (users_password.go). With single sign-on (DB.SSOProvider set) roles come
+// from the provider's groups: accounts it manages are created and updated
+// only by SignInSSO, and no console user can give the approver role
+// (users_sso.go).
 package store
 
 import (

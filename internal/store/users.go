@@ -32,9 +32,13 @@ type User struct {
 	Subject  string `json:"subject,omitempty"`
 	// BreakGlass marks a local account an operator allowed to sign in with
 	// a password while local sign-in is turned off (SetBreakGlass).
-	BreakGlass bool      `json:"break_glass,omitempty"`
-	CreatedAt  time.Time `json:"-"`
-	UpdatedAt  time.Time `json:"-"`
+	BreakGlass bool `json:"break_glass,omitempty"`
+	// MustSetPassword is true while the password is one an admin set in
+	// the console (adding the account, or resetting it): the person must
+	// choose their own before anything else (R10, users_password.go).
+	MustSetPassword bool      `json:"must_set_password,omitempty"`
+	CreatedAt       time.Time `json:"-"`
+	UpdatedAt       time.Time `json:"-"`
 }
 
 // Has reports whether u holds role.
@@ -65,6 +69,9 @@ func (u *User) auditView() map[string]any {
 	if u.BreakGlass {
 		v["break_glass"] = true
 	}
+	if u.MustSetPassword {
+		v["must_set_password"] = true
+	}
 	return v
 }
 
@@ -88,6 +95,7 @@ type userRow struct {
 	Provider     string `db:"provider"`
 	Subject      string `db:"subject"`
 	BreakGlass   bool   `db:"break_glass"`
+	Password     string `db:"password_state"`
 	CreatedAt    string `db:"created_at"`
 	UpdatedAt    string `db:"updated_at"`
 }
@@ -103,6 +111,8 @@ func (db *DB) CountUsers(ctx context.Context) (int, error) {
 
 // CreateUser adds a user, audited as actor's "user.add". Giving the new
 // user the approver role is an approver power (see users_independence.go).
+// When actor is a console user, the password is theirs, not the new
+// user's: it works for one sign-in (users_password.go).
 func (db *DB) CreateUser(ctx context.Context, actor string, nu NewUser) (*User, error) {
 	var u *User
 	err := db.inTx(ctx, "create user", func(tx *sqlx.Tx) error {
@@ -131,6 +141,11 @@ func (db *DB) CreateUser(ctx context.Context, actor string, nu NewUser) (*User, 
 		}
 		if u, err = db.insertUser(ctx, tx, nu); err != nil {
 			return err
+		}
+		if a.user != nil { // an admin chose the password: it works once
+			if u, err = setPasswordState(ctx, tx, u.ID, passwordInitial); err != nil {
+				return err
+			}
 		}
 		if err := db.recordAct(ctx, tx, u.ID, actCreate, a, requestedBy); err != nil {
 			return err
@@ -265,7 +280,7 @@ func (db *DB) ListUsers(ctx context.Context) ([]*User, error) {
 func userByID(ctx context.Context, tx *sqlx.Tx, id int64) (*User, error) {
 	var r userRow
 	if err := tx.GetContext(ctx, &r, `SELECT id, email, password_hash, disabled, provider, subject, break_glass,
-		created_at, updated_at FROM users WHERE id = ?`, id); err != nil {
+		password_state, created_at, updated_at FROM users WHERE id = ?`, id); err != nil {
 		return nil, notFound(err, "The user")
 	}
 	var roles []string
@@ -277,7 +292,7 @@ func userByID(ctx context.Context, tx *sqlx.Tx, id int64) (*User, error) {
 		return nil, err
 	}
 	u := &User{ID: r.ID, Email: r.Email, PasswordHash: r.PasswordHash, Disabled: r.Disabled, Roles: rs,
-		Provider: r.Provider, Subject: r.Subject, BreakGlass: r.BreakGlass}
+		Provider: r.Provider, Subject: r.Subject, BreakGlass: r.BreakGlass, MustSetPassword: r.Password != passwordOwn}
 	if u.CreatedAt, err = parseTime(r.CreatedAt); err != nil {
 		return nil, err
 	}

@@ -45,8 +45,10 @@ func (db *DB) RecordSSOFailure(ctx context.Context, f SSOFailure) error {
 }
 
 // SetBreakGlass marks (or unmarks) the local account with email as a
-// break-glass account, audited as "user.break_glass". Only code on the host
-// calls it (the CLI, actor OperatorActor): no console route can.
+// break-glass account, audited as "user.break_glass". Unmarking ends the
+// account's sessions: with local sign-in off, a session begun in the
+// emergency must not outlive it. Only code on the host calls it (the CLI,
+// actor OperatorActor): no console route can.
 func (db *DB) SetBreakGlass(ctx context.Context, actor, email string, on bool) (*User, error) {
 	var u *User
 	err := db.inTx(ctx, "set break-glass", func(tx *sqlx.Tx) error {
@@ -69,6 +71,11 @@ func (db *DB) SetBreakGlass(ctx context.Context, actor, email string, on bool) (
 		if _, err := tx.ExecContext(ctx, `UPDATE users SET break_glass = ?, updated_at = ? WHERE id = ?`,
 			mark, formatTime(db.Now()), id); err != nil {
 			return err
+		}
+		if !on {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, id); err != nil {
+				return err
+			}
 		}
 		if err := db.recordUserChange(ctx, tx, actor, "user.break_glass", before); err != nil {
 			return err

@@ -90,7 +90,9 @@ type PasswordChange struct {
 }
 
 // SetUserPassword stores a new password hash and ends the user's other
-// sessions, so a stolen session does not outlive a password change.
+// sessions, so a stolen session does not outlive a password change. A
+// reset by another console user is a password that admin knows: it works
+// for one sign-in (users_password.go).
 func (db *DB) SetUserPassword(ctx context.Context, pc PasswordChange) error {
 	return db.inTx(ctx, "set user password", func(tx *sqlx.Tx) error {
 		before, err := userByID(ctx, tx, pc.UserID)
@@ -105,8 +107,12 @@ func (db *DB) SetUserPassword(ctx context.Context, pc PasswordChange) error {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`,
-			pc.Hash, formatTime(db.Now()), pc.UserID); err != nil {
+		state, err := db.passwordStateAfter(ctx, tx, pc)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE users SET password_hash = ?, password_state = ?, updated_at = ? WHERE id = ?`,
+			pc.Hash, state, formatTime(db.Now()), pc.UserID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ? AND id_hash <> ?`,
@@ -119,6 +125,19 @@ func (db *DB) SetUserPassword(ctx context.Context, pc PasswordChange) error {
 		}
 		return db.recordUserChange(ctx, tx, pc.Actor, action, before)
 	})
+}
+
+// passwordStateAfter is what the password of pc is: the person's own,
+// unless another console user reset it.
+func (db *DB) passwordStateAfter(ctx context.Context, tx *sqlx.Tx, pc PasswordChange) (string, error) {
+	if !pc.Reset {
+		return passwordOwn, nil
+	}
+	a, err := resolveActor(ctx, tx, pc.Actor)
+	if err != nil || a.user == nil || a.user.ID == pc.UserID {
+		return passwordOwn, err
+	}
+	return passwordInitial, nil
 }
 
 // accountAct checks and records act (enable, password reset) by actor on

@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/approval"
 	"github.com/toolgate/toolgate/internal/auth"
 )
 
@@ -26,15 +26,15 @@ import (
 // approver ever, not an approver now), so one admin cannot clear the way to
 // a sockpuppet; a console left without approvers is recovered on the host.
 //
-// Independence at approval: an approval is refused when, within the
-// DB.ApproverIndependence window (default 7 days), the requester created,
-// gave the approver role to, re-enabled or reset the password of the
-// approving account, or the approver did any of these to the requester's
-// account, or such an act was done on the host at the other's request
-// (NewUser.RequestedBy). Both directions count: one person holding an
-// approver account could otherwise create an admin account, ask from it,
-// and approve as themselves. The acts are recorded in account_acts (one
-// indexed query) as well as in the audit log.
+// Independence at approval: the acts that make one account control
+// another (created, gave the approver role to, re-enabled, reset the
+// password of — or asked an operator on the host to, NewUser.RequestedBy)
+// are recorded in account_acts as well as in the audit log. Deciding a
+// request loads those of the DB.ApproverIndependence window (default 7
+// days) in its transaction, and approval.Independence refuses when either
+// account controls the other, through any chain, or one console account
+// controls both: one person could otherwise create an admin account, ask
+// from it, and approve as themselves, or through accounts they made.
 
 // OperatorActor is the actor recorded for account changes made on the host
 // with the toolgate CLI: an operator act, not a console account. The
@@ -47,27 +47,11 @@ const DefaultApproverIndependence = 7 * 24 * time.Hour
 
 // The kinds of account act recorded for the independence check.
 const (
-	actCreate        = "create"
-	actGrantApprover = "grant_approver"
-	actEnable        = "enable"
-	actPasswordReset = "password_reset"
+	actCreate        = string(approval.ActCreate)
+	actGrantApprover = string(approval.ActGrantApprover)
+	actEnable        = string(approval.ActEnable)
+	actPasswordReset = string(approval.ActPasswordReset)
 )
-
-// actVerb says what an act did, for refusal messages.
-var actVerb = map[string]string{
-	actCreate:        "created",
-	actGrantApprover: "gave the approver role to",
-	actEnable:        "re-enabled",
-	actPasswordReset: "reset the password of",
-}
-
-// actPassive is actVerb in the passive voice.
-var actPassive = map[string]string{
-	actCreate:        "created",
-	actGrantApprover: "given the approver role",
-	actEnable:        "re-enabled",
-	actPasswordReset: "given a new password",
-}
 
 // accountActor is who changes an account: a console user, or code on the
 // host (user is nil) — the CLI's OperatorActor, or a test.
@@ -138,51 +122,65 @@ func (db *DB) recordAct(ctx context.Context, tx *sqlx.Tx, subject int64, act str
 }
 
 // independent refuses an approval by approver of a request by requester
-// when account_acts links the two within the window (see above).
+// when they are not independent (approval.Independence) over the acts of
+// the window, loaded in tx.
 func (db *DB) independent(ctx context.Context, tx *sqlx.Tx, approver *User, requester int64, requesterEmail string) error {
-	window := db.independenceWindow()
-	var row struct {
-		Subject int64  `db:"subject_id"`
-		Act     string `db:"act"`
-		ActorID *int64 `db:"actor_id"`
-		Actor   string `db:"actor"`
-		At      string `db:"at"`
-	}
-	// The message names one act: the creation when there is one (it says
-	// most), else the latest.
-	err := tx.GetContext(ctx, &row, `SELECT subject_id, act, actor_id, actor, at FROM account_acts
-		WHERE at > ? AND (
-			(subject_id = ? AND (actor_id = ? OR requested_by = ?)) OR
-			(subject_id = ? AND (actor_id = ? OR requested_by = ?)))
-		ORDER BY act = 'create' DESC, at DESC, id LIMIT 1`,
-		formatTime(db.Now().Add(-window)), approver.ID, requester, requester, requester, approver.ID, approver.ID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
+	acts, err := db.controlActs(ctx, tx)
 	if err != nil {
 		return err
 	}
-	at, err := parseTime(row.At)
+	return db.independence(acts, approver, requester, requesterEmail)
+}
+
+// independence is independent over acts already loaded.
+func (db *DB) independence(acts []approval.Act, approver *User, requester int64, requesterEmail string) error {
+	r := approval.Independence(approval.Facts{
+		Approver:  approval.Account{ID: approver.ID, Email: approver.Email},
+		Requester: approval.Account{ID: requester, Email: requesterEmail},
+		Acts:      acts, Now: db.Now(), Window: db.independenceWindow()})
+	if r != nil {
+		return apperr.Forbiddenf("%s", r.Message)
+	}
+	return nil
+}
+
+// controlActs loads the account acts of the independence window that make
+// a console account a controller: done by one, or at one's request.
+func (db *DB) controlActs(ctx context.Context, tx *sqlx.Tx) ([]approval.Act, error) {
+	var rows []struct {
+		Subject      int64   `db:"subject_id"`
+		SubjectEmail string  `db:"subject_email"`
+		Act          string  `db:"act"`
+		ActorID      *int64  `db:"actor_id"`
+		Actor        string  `db:"actor"`
+		RequestedBy  *int64  `db:"requested_by"`
+		RequestEmail *string `db:"requested_by_email"`
+		At           string  `db:"at"`
+	}
+	err := tx.SelectContext(ctx, &rows, `SELECT a.subject_id, s.email AS subject_email, a.act, a.actor_id, a.actor,
+			a.requested_by, r.email AS requested_by_email, a.at
+		FROM account_acts a JOIN users s ON s.id = a.subject_id LEFT JOIN users r ON r.id = a.requested_by
+		WHERE a.at > ? AND (a.actor_id IS NOT NULL OR a.requested_by IS NOT NULL) ORDER BY a.id`,
+		formatTime(db.Now().Add(-db.independenceWindow())))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var what string
-	byOther := row.ActorID != nil && (*row.ActorID == requester || *row.ActorID == approver.ID)
-	switch {
-	case row.Subject == approver.ID && byOther:
-		what = fmt.Sprintf("its requester %s %s your account", requesterEmail, actVerb[row.Act])
-	case row.Subject == approver.ID:
-		what = fmt.Sprintf("%s %s your account at the request of its requester %s", row.Actor, actVerb[row.Act], requesterEmail)
-	case byOther:
-		what = fmt.Sprintf("you %s the account of its requester %s", actVerb[row.Act], requesterEmail)
-	default:
-		what = fmt.Sprintf("the account of its requester %s was %s at your request", requesterEmail, actPassive[row.Act])
+	acts := make([]approval.Act, len(rows))
+	for i, r := range rows {
+		at, err := parseTime(r.At)
+		if err != nil {
+			return nil, err
+		}
+		acts[i] = approval.Act{Subject: approval.Account{ID: r.Subject, Email: r.SubjectEmail},
+			Kind: approval.ActKind(r.Act), By: approval.Account{Email: r.Actor}, At: at}
+		if r.ActorID != nil {
+			acts[i].By.ID = *r.ActorID
+		}
+		if r.RequestedBy != nil && r.RequestEmail != nil {
+			acts[i].RequestedBy = approval.Account{ID: *r.RequestedBy, Email: *r.RequestEmail}
+		}
 	}
-	const layout = "2006-01-02 15:04 UTC"
-	return apperr.Forbiddenf("You cannot approve this request: %s on %s, "+
-		"less than %s ago. An approver must be independent of the requester (R10): another approver must "+
-		"decide it, or you can from %s.", what, at.UTC().Format(layout), formatWindow(window),
-		at.Add(window).UTC().Format(layout))
+	return acts, nil
 }
 
 // independenceWindow is DB.ApproverIndependence, or the default when unset.
@@ -191,14 +189,4 @@ func (db *DB) independenceWindow() time.Duration {
 		return DefaultApproverIndependence
 	}
 	return db.ApproverIndependence
-}
-
-func formatWindow(d time.Duration) string {
-	if d%(24*time.Hour) == 0 {
-		if n := d / (24 * time.Hour); n != 1 {
-			return fmt.Sprintf("%d days", n)
-		}
-		return "1 day"
-	}
-	return d.String()
 }
