@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/web"
@@ -33,6 +34,17 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	defer holdHeapFloor(gcHeapFloor)()
+	// Listening comes first: a port taken leaves the data directory as it
+	// was (nothing created, nothing migrated).
+	ln, apiLn, err := listenServe(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if apiLn != nil {
+		defer apiLn.Close()
+	}
+	cfg = cfg.WithListenAddr(ln.Addr())
 	fixes, err := secureDataDir(cfg.DataDir, cfg.DatabaseURL == "")
 	if err != nil {
 		return err
@@ -65,19 +77,6 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	defer ln.Close()
-	cfg = cfg.WithListenAddr(ln.Addr())
-	var apiLn net.Listener
-	if cfg.RuntimeAPIAddr != "" {
-		if apiLn, err = net.Listen("tcp", cfg.RuntimeAPIAddr); err != nil {
-			return fmt.Errorf("serve: runtime API: %w", err)
-		}
-		defer apiLn.Close()
-	}
 	signOn, err := singleSignOn(cfg)
 	if err != nil {
 		return Exit(2, err)
@@ -109,7 +108,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nSign in at %s/login\n", cfg.BaseURL, cfg.BaseURL)
 	}
-	err = serveBoth(ctx, logger, hs, ln, srv, apiLn, env)
+	err = serveBoth(ctx, logger, cfg, hs, ln, srv, apiLn, env)
 	// Requests have stopped: write the fleet records still in memory.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
@@ -120,9 +119,28 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	return nil
 }
 
+// listenServe listens on the console's address and, when set, the runtime
+// API's. Both listeners wait out accept errors that pass (listen.Patient),
+// such as running out of file descriptors under a connection flood.
+func listenServe(cfg config.Config, logger *slog.Logger) (ln, apiLn net.Listener, err error) {
+	raw, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serve: %w", err)
+	}
+	ln = listen.Patient(raw, logger, "console")
+	if cfg.RuntimeAPIAddr == "" {
+		return ln, nil, nil
+	}
+	if raw, err = net.Listen("tcp", cfg.RuntimeAPIAddr); err != nil {
+		_ = ln.Close()
+		return nil, nil, fmt.Errorf("serve: runtime API: %w", err)
+	}
+	return ln, listen.Patient(raw, logger, "runtime API"), nil
+}
+
 // serveBoth serves the console on ln and, when apiLn is set, the runtime
 // API on apiLn, until ctx ends or either fails; then both shut down.
-func serveBoth(ctx context.Context, logger *slog.Logger, hs *http.Server, ln net.Listener, srv *web.Server, apiLn net.Listener, env *Env) error {
+func serveBoth(ctx context.Context, logger *slog.Logger, cfg config.Config, hs *http.Server, ln net.Listener, srv *web.Server, apiLn net.Listener, env *Env) error {
 	if apiLn == nil {
 		return serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
 	}
@@ -132,7 +150,8 @@ func serveBoth(ctx context.Context, logger *slog.Logger, hs *http.Server, ln net
 	fmt.Fprintf(env.Stdout, "Runtime API listening on %s\n", apiLn.Addr())
 	apiErr := make(chan error, 1)
 	go func() {
-		apiErr <- serveFastHTTP(ctx, logger, "runtime API", runtimeAPIServer(srv.RuntimeAPI(), logger), apiLn, shutdownGrace)
+		total, perIP := cfg.RuntimeAPIConnLimits()
+		apiErr <- serveFastHTTP(ctx, logger, "runtime API", runtimeAPIServer(srv.RuntimeAPI(), logger, total, perIP), apiLn, shutdownGrace)
 		stop()
 	}()
 	err := serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
