@@ -19,7 +19,7 @@ func TestClientClosedIsNotAnInternalError(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			rec := a.do(request{method: "GET", path: path, cookie: admin, ctx: ctx})
-			wantStatus(t, rec, statusClientClosed)
+			wantStatus(t, rec, 499)
 			logs := a.log.String()
 			if strings.Contains(logs, "level=ERROR") || !strings.Contains(logs, "status=499") || !strings.Contains(logs, "error=client_closed") {
 				t.Errorf("log for a client that went away:\n%s", logs)

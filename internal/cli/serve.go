@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/config"
@@ -53,7 +55,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		logger.Warn("permissions were looser than private; tightened", "path", f.Path,
 			"was", fmt.Sprintf("%#o", f.Was), "now", fmt.Sprintf("%#o", f.Now))
 	}
-	db, err := openStore(ctx, cfg.DataDir, cfg.DatabaseURL, true)
+	db, err := createStore(ctx, cfg.DataDir, cfg.DatabaseURL, true)
 	if err != nil {
 		return err
 	}
@@ -220,11 +222,50 @@ type dataDirFlag struct {
 	DatabaseURL string `name:"database-url" env:"TOOLGATE_DATABASE_URL" help:"PostgreSQL database (postgres://user:password@host:port/db?sslmode=…) instead of DATA_DIR/toolgate.db."`
 }
 
-// openStore opens the database: PostgreSQL when databaseURL is set, else
-// toolgate.db in dataDir (creating the directory 0700 and the database
-// 0600, see secureDataDir; the directory is made private either way, it
-// holds the keys). It migrates when migrate is true.
+// openStore opens an existing database: PostgreSQL when databaseURL is
+// set, else toolgate.db in dataDir (made private, see secureDataDir). A
+// database that does not exist, or that no migration ever ran on, is
+// refused (errNoDatabase): only serve and migrate create one
+// (createStore), so a mistyped --data-dir is not a fresh empty project.
+// It migrates an existing database when migrate is true.
 func openStore(ctx context.Context, dataDir, databaseURL string, migrate bool) (*store.DB, error) {
+	if databaseURL == "" {
+		if _, err := os.Stat(config.DBPath(dataDir)); errors.Is(err, fs.ErrNotExist) {
+			return nil, errNoDatabase(dataDir, databaseURL)
+		}
+	}
+	db, err := createStore(ctx, dataDir, databaseURL, false)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := db.Initialized(ctx)
+	if err == nil && !ok {
+		err = errNoDatabase(dataDir, databaseURL)
+	}
+	if err == nil && migrate {
+		_, err = db.Migrate(ctx)
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// errNoDatabase is the one sentence for a command given a database that
+// does not exist. It does not repeat a database URL, which may hold a
+// password.
+func errNoDatabase(dataDir, databaseURL string) error {
+	if databaseURL != "" {
+		return errors.New("the database --database-url names has no toolgate tables: check the URL, or create them with `toolgate migrate --database-url URL`")
+	}
+	return fmt.Errorf("no toolgate database in %s: check --data-dir, or create one with `toolgate migrate --data-dir %s`", dataDir, dataDir)
+}
+
+// createStore opens the database like openStore, creating it when it does
+// not exist (the directory 0700 and the SQLite file 0600), for serve and
+// migrate. It migrates when migrate is true.
+func createStore(ctx context.Context, dataDir, databaseURL string, migrate bool) (*store.DB, error) {
 	if _, err := secureDataDir(dataDir, databaseURL == ""); err != nil {
 		return nil, err
 	}
