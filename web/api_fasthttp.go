@@ -37,6 +37,9 @@ func (s *Server) RuntimeAPI() fasthttp.RequestHandler {
 		defer s.recoverFastHTTP(ctx)
 		if !s.bundleFastHTTP(ctx) {
 			full(ctx)
+			if refusesClient(ctx.Response.StatusCode()) {
+				ctx.SetConnectionClose() // as apiError asks net/http to
+			}
 		}
 	}
 }

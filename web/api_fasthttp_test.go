@@ -1,13 +1,16 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -276,4 +279,65 @@ func TestRuntimeAPIFastPathKeepsNoBorrowedBytes(t *testing.T) {
 			t.Errorf("kept %+v / %+v: changed with the request's buffer", k, fe)
 		}
 	}
+}
+
+// TestRuntimeAPIClosesRefusedConnections: a request refused for its token
+// (401) is answered with Connection: close and its connection closed, on
+// both listeners, so a flood of clients without a token cannot hold idle
+// connections; a runtime with a valid token keeps its connection.
+func TestRuntimeAPIClosesRefusedConnections(t *testing.T) {
+	a := newPublishApp(t)
+	console := httptest.NewServer(a.srv)
+	t.Cleanup(console.Close)
+	api := serveRuntimeAPI(t, a)
+	token := a.token("edge")
+	a.exposeTool("list_orders")
+	a.publish("first")
+	for name, base := range map[string]string{"console": console.URL, "runtime API": api} {
+		t.Run(name, func(t *testing.T) {
+			for _, tt := range []struct {
+				auth      string
+				status    int
+				wantClose bool
+			}{
+				{"", 401, true},
+				{"Bearer tgr_" + strings.Repeat("x", 40), 401, true},
+				{"Bearer " + token, 200, false},
+			} {
+				status, closed := askOnce(t, strings.TrimPrefix(base, "http://"), tt.auth)
+				if status != tt.status || closed != tt.wantClose {
+					t.Errorf("Authorization %q: status %d, connection closed %v; want %d, %v", trim(tt.auth), status, closed, tt.status, tt.wantClose)
+				}
+			}
+		})
+	}
+}
+
+// askOnce sends one GET /api/v1/bundle on a fresh connection to addr and
+// reports the status and whether the server then closed the connection
+// (within a second).
+func askOnce(t *testing.T, addr, authorization string) (int, bool) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := "GET /api/v1/bundle HTTP/1.1\r\nHost: toolgate\r\n"
+	if authorization != "" {
+		req += "Authorization: " + authorization + "\r\n"
+	}
+	if _, err := io.WriteString(c, req+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	_ = c.SetReadDeadline(time.Now().Add(time.Second))
+	_, err = br.ReadByte()
+	return resp.StatusCode, errors.Is(err, io.EOF)
 }

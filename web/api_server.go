@@ -48,7 +48,7 @@ type apiErrorBody struct {
 // apiError is the API's HTTPErrorHandler: the statuses of statusOf, a JSON
 // body, internal details only in the log.
 func (s *Server) apiError(err error, c echo.Context) {
-	if c.Response().Committed {
+	if c.Response().Committed || answeredClientGone(c, err) {
 		return
 	}
 	var he *echo.HTTPError
@@ -69,9 +69,22 @@ func (s *Server) apiError(err error, c echo.Context) {
 	if status == http.StatusUnauthorized {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
 	}
+	if refusesClient(status) {
+		// A client without a valid token gets no idle connection to hold
+		// on to: a flood of them would otherwise keep one file descriptor
+		// each for the idle timeout.
+		c.Response().Header().Set("Connection", "close")
+	}
 	if rerr := c.JSON(status, body); rerr != nil {
 		s.deps.Logger.Error("writing API error", "err", rerr)
 	}
+}
+
+// refusesClient reports whether status refuses the client itself (no or
+// a wrong token, or a token without the right): the API closes such a
+// connection after answering.
+func refusesClient(status int) bool {
+	return status == http.StatusUnauthorized || status == http.StatusForbidden
 }
 
 // codeForStatus names echo's own errors (no route, wrong method) in the
@@ -82,8 +95,11 @@ func codeForStatus(status int) string {
 			return code
 		}
 	}
-	if status == http.StatusMethodNotAllowed {
+	switch status {
+	case http.StatusMethodNotAllowed:
 		return "method_not_allowed"
+	case statusClientClosed:
+		return "client_closed"
 	}
 	return "error"
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -42,7 +43,7 @@ var headingOf = map[int]string{
 // get a fragment retargeted to #flash, others a full page. An anonymous GET
 // of a protected page is sent to the sign-in page instead.
 func (s *Server) handleError(err error, c echo.Context) {
-	if c.Response().Committed {
+	if c.Response().Committed || answeredClientGone(c, err) {
 		return
 	}
 	if tooLarge := bodyOverLimit(c); tooLarge != nil {
@@ -69,6 +70,23 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if rerr != nil {
 		s.deps.Logger.Error("rendering error page", "err", rerr)
 	}
+}
+
+// statusClientClosed is the status recorded for a request whose client
+// closed the connection before the answer (nginx's 499): nothing is sent,
+// and it is no server error.
+const statusClientClosed = 499
+
+// answeredClientGone records statusClientClosed and reports true when err
+// is the request's own context ending because its client went away: a
+// database call cut short by it is not an internal error, and the access
+// log says what happened (status 499, error client_closed, at info).
+func answeredClientGone(c echo.Context, err error) bool {
+	if !errors.Is(err, context.Canceled) || !errors.Is(c.Request().Context().Err(), context.Canceled) {
+		return false
+	}
+	c.Response().WriteHeader(statusClientClosed)
+	return true
 }
 
 // classify returns the status and the message to show for err.

@@ -110,7 +110,8 @@ type request struct {
 	cookie       *http.Cookie // session
 	csrf         bool         // send a valid CSRF cookie + header
 	header       map[string]string
-	addr         string // client address (host:port); "" is httptest's 192.0.2.1
+	addr         string          // client address (host:port); "" is httptest's 192.0.2.1
+	ctx          context.Context // the request's context; nil is context.Background()
 }
 
 func (a *testApp) do(r request) *httptest.ResponseRecorder {
@@ -135,6 +136,9 @@ func (a *testApp) do(r request) *httptest.ResponseRecorder {
 	}
 	if r.addr != "" {
 		req.RemoteAddr = r.addr
+	}
+	if r.ctx != nil {
+		req = req.WithContext(r.ctx)
 	}
 	rec := httptest.NewRecorder()
 	a.srv.ServeHTTP(rec, req)

@@ -93,12 +93,14 @@ func (p *publishing) background(ctx context.Context, log *slog.Logger, poll time
 	}
 }
 
-// Close stops the background loop and writes the fleet records still
-// pending. Call it once the HTTP server has stopped taking requests.
+// Close stops the background loops and writes the fleet records and the
+// summaries of refused sign-ins still pending. Call it once the HTTP
+// server has stopped taking requests.
 func (s *Server) Close(ctx context.Context) {
 	s.pub.stop()
 	<-s.pub.done
 	s.pub.fleet.flush(ctx)
+	s.closeRefusedSignIns(ctx)
 }
 
 // errNoKeys is the answer when the server runs without a key directory.

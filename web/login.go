@@ -85,9 +85,7 @@ func (s *Server) loginSubmit(c echo.Context) error {
 		if refused == auth.Busy {
 			reason, msg = "server busy", msgBusy
 		}
-		if err := s.deps.Store.RecordLoginFailure(ctx, account, addr, reason); err != nil {
-			return err
-		}
+		s.refused.tally.Add(account, addr, reason, time.Now())
 		setRetryAfter(c, wait)
 		return refuse(http.StatusTooManyRequests, msg)
 	}

@@ -255,3 +255,84 @@ func peakRSS(b *testing.B) int64 {
 	b.Fatal("no VmHWM in /proc/self/status")
 	return 0
 }
+
+// TestThrottledSignInsAuditOneSummary: 300 wrong sign-ins at one account
+// from one address, on both engines, add at most PairBurst+1 audit
+// entries: one login.failure per password check the throttle let through
+// (PairBurst), and one login.throttled summary counting every 429 of the
+// window, written when the window closes (here: when the server closes).
+// The audit chain still verifies.
+func TestThrottledSignInsAuditOneSummary(t *testing.T) {
+	for _, engine := range []store.Engine{store.SQLite, store.Postgres} {
+		t.Run(string(engine), func(t *testing.T) {
+			ctx := context.Background()
+			cfg := auth.DefaultThrottle()
+			a := newTestAppWith(t, store.MustOpenEngine(t, engine), true, withHasher(&countingHasher{}, cfg))
+			before, err := a.db.AuditEntries(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			statuses := map[int]int{}
+			for range 300 {
+				code, _ := a.loginFrom("viewer@example.com", "wrong password!", "10.9.0.1:5000")
+				statuses[code]++
+			}
+			if statuses[401] > cfg.PairBurst || statuses[401]+statuses[429] != 300 {
+				t.Fatalf("statuses %v", statuses)
+			}
+			a.srv.Close(ctx)
+			all, err := a.db.AuditEntries(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			added := all[len(before):]
+			if len(added) > cfg.PairBurst+1 {
+				t.Errorf("300 refused sign-ins added %d audit entries, want at most %d", len(added), cfg.PairBurst+1)
+			}
+			var failures, summaries int
+			for _, e := range added {
+				switch e.Action {
+				case "login.failure":
+					failures++
+				case "login.throttled":
+					summaries++
+					if want := fmt.Sprintf(`"count":"%d"`, statuses[429]); !strings.Contains(e.After, want) || !strings.Contains(e.After, "10.9.0.1") || e.Actor != "viewer@example.com" {
+						t.Errorf("summary %s by %s, want %s from 10.9.0.1 by viewer@example.com", e.After, e.Actor, want)
+					}
+				}
+			}
+			if failures != statuses[401] || summaries != 1 {
+				t.Errorf("%d login.failure and %d login.throttled entries for statuses %v", failures, summaries, statuses)
+			}
+			if _, err := a.db.VerifyAudit(ctx); err != nil {
+				t.Errorf("audit chain: %v", err)
+			}
+		})
+	}
+}
+
+// TestThrottledSignInsSummaryAtWindowEnd: the summary is written once its
+// window closes, without waiting for the server to stop.
+func TestThrottledSignInsSummaryAtWindowEnd(t *testing.T) {
+	cfg := auth.DefaultThrottle()
+	cfg.PairBurst = 1
+	a := newTestApp(t, true, withHasher(&countingHasher{}, cfg), func(d *Deps) { d.RefusalWindow = time.Second })
+	for range 3 {
+		a.loginFrom("viewer@example.com", "wrong password!", "10.9.0.1:5000")
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		entries, err := a.db.AuditEntries(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := entries[len(entries)-1]; e.Action == "login.throttled" {
+			if !strings.Contains(e.After, `"count":"2"`) {
+				t.Errorf("summary %s, want a count of 2", e.After)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no login.throttled entry 10 s after a 1 s window opened")
+		}
+	}
+}

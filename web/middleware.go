@@ -109,6 +109,9 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 // ("forbidden", "not_found", "internal", ...) of the error the handler
 // returned, else the code the status maps to.
 func errorClass(c echo.Context, err error, status int) string {
+	if status == statusClientClosed {
+		return codeForStatus(status)
+	}
 	if tooLarge := bodyOverLimit(c); tooLarge != nil {
 		err = tooLarge
 	}

@@ -55,6 +55,9 @@ type Deps struct {
 	// version's push stands and offers admins "Retry push now". nil: no
 	// registry, nothing about it is shown.
 	Pusher *pusher.Pusher
+	// RefusalWindow is how long refused sign-ins are counted before their
+	// summary is audited (login_refusals.go); 0 means a minute.
+	RefusalWindow time.Duration
 	// SSO, when set, offers single sign-on with its provider and makes the
 	// store refuse console grants of the approver role (store.SignInSSO).
 	SSO *sso.Client
@@ -77,6 +80,8 @@ type Server struct {
 	imports pendingImports
 	// pub is the publishing side: signing keys, runtime API, fleet.
 	pub *publishing
+	// refused counts the sign-ins the throttle refuses.
+	refused *refusedSignIns
 }
 
 // New builds the server and registers every route. When the database has no
@@ -120,6 +125,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	if err := s.initPublishing(ctx); err != nil {
 		return nil, err
 	}
+	s.startRefusedSignIns(ctx)
 	return s, nil
 }
 

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/toolgate/toolgate/internal/audit"
-	"github.com/toolgate/toolgate/internal/config"
 )
 
 type auditCmd struct {
@@ -20,11 +18,6 @@ type auditVerifyCmd struct {
 
 // Run verifies the chain without migrating (it only reads).
 func (c *auditVerifyCmd) Run(ctx context.Context, env *Env) error {
-	if c.DatabaseURL == "" { // never create an empty SQLite file to verify
-		if _, err := os.Stat(config.DBPath(c.DataDir)); err != nil {
-			return Exit(2, fmt.Errorf("audit verify: %w", err))
-		}
-	}
 	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, false)
 	if err != nil {
 		return err

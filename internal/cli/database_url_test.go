@@ -8,8 +8,12 @@ import (
 	"github.com/toolgate/toolgate/internal/pgtest"
 )
 
-// TestMain stops pgtest's PostgreSQL server after the tests.
-func TestMain(m *testing.M) { os.Exit(pgtest.Run(m)) }
+// TestMain stops pgtest's PostgreSQL server after the tests. Started as a
+// child by a test (runAsChild), the test binary runs one command instead.
+func TestMain(m *testing.M) {
+	runAsChild()
+	os.Exit(pgtest.Run(m))
+}
 
 // TestDatabaseURLErrorsHideThePassword: a --database-url that is not
 // PostgreSQL is a usage error, and one that cannot be reached fails with

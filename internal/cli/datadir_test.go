@@ -62,12 +62,12 @@ func TestSecureDataDirTightensLooseModes(t *testing.T) {
 	}
 }
 
-// TestNewDataDirIsPrivate: a data directory created by openStore is 0700,
+// TestNewDataDirIsPrivate: a data directory created by createStore is 0700,
 // and the database with its WAL files 0600 (SQLite alone makes them 0644
 // under the usual umask).
 func TestNewDataDirIsPrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	db, err := openStore(context.Background(), dir, "", true)
+	db, err := createStore(context.Background(), dir, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

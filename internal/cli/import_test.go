@@ -40,6 +40,7 @@ func TestImportCommand(t *testing.T) {
 	if err := os.WriteFile(doc, []byte(importDoc), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	migrateCLI(t, data)
 	out, _, err := runImport(t, "", "--data-dir", data, "--source", "pets", doc)
 	if err != nil || !strings.Contains(out, "new source pets (origin https://pets.example.com): 2 tools") ||
 		!strings.Contains(out, "imported pets revision 1: 2 tools (0 exposed)") {
@@ -86,6 +87,7 @@ func TestImportCommandNeedsAnOrigin(t *testing.T) {
 	if err := os.WriteFile(doc, []byte(strings.Replace(importDoc, "https://pets.example.com", "/v1", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	migrateCLI(t, filepath.Join(dir, "data"))
 	_, _, err := runImport(t, "", "--data-dir", filepath.Join(dir, "data"), "--source", "rel", doc)
 	var stderr bytes.Buffer
 	if ExitCode(err, &stderr) != 1 || !strings.Contains(stderr.String(), "give the origin") {
@@ -157,6 +159,7 @@ func TestImportConfirmsNewDefinitions(t *testing.T) {
 		}
 	}
 	write(importDoc)
+	migrateCLI(t, data)
 	if _, _, err := runImport(t, "", "--data-dir", data, "--source", "pets", doc); err != nil {
 		t.Fatal(err)
 	}
@@ -222,6 +225,7 @@ func TestImportCommandShowsWarnings(t *testing.T) {
 	if err := os.WriteFile(doc, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	migrateCLI(t, filepath.Join(dir, "data"))
 	out, _, err := runImport(t, "", "--data-dir", filepath.Join(dir, "data"), "--source", "pets", doc)
 	if err != nil {
 		t.Fatalf("import: %v\n%s", err, out)

@@ -25,6 +25,7 @@ func writeTestKEK(t *testing.T, fill byte) string {
 // the commands with the KEK act on the database's keys.
 func TestKeysImportMovesAnInstallation(t *testing.T) {
 	dir := t.TempDir()
+	migrateCLI(t, dir)
 	kek := writeTestKEK(t, 5)
 	first := strings.TrimSpace(mustPublishCLI(t, dir, "keys", "rotate"))
 	active := strings.TrimSpace(mustPublishCLI(t, dir, "keys", "rotate"))

@@ -15,6 +15,7 @@ import (
 // current bundle; any other failure to read it refuses, key untouched.
 func TestKeysRetireRefusesWhenTheCurrentBundleCannotBeRead(t *testing.T) {
 	dir := t.TempDir()
+	migrateCLI(t, dir)
 	kid := strings.TrimSpace(mustPublishCLI(t, dir, "keys", "rotate"))
 	mustPublishCLI(t, dir, "keys", "rotate") // kid is no longer the active key
 	// A store that answers "no such table" instead of "no bundle yet".

@@ -14,7 +14,7 @@ type migrateCmd struct {
 
 // Run applies pending migrations and says which.
 func (c *migrateCmd) Run(ctx context.Context, env *Env) error {
-	db, err := openStore(ctx, c.DataDir, c.DatabaseURL, false)
+	db, err := createStore(ctx, c.DataDir, c.DatabaseURL, false)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/oci"
 	"github.com/toolgate/toolgate/internal/runtime"
 )
@@ -65,6 +66,13 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return Exit(2, fmt.Errorf("runtime: %w", err))
 	}
+	// Listening comes first: a port taken leaves the data directory as it
+	// was (runtime.New creates DATA_DIR/runtime).
+	mcpLn, metricsLn, err := c.listen(logger)
+	if err != nil {
+		return Exit(2, err)
+	}
+	defer closeListeners(mcpLn, metricsLn)
 	rt, err := runtime.New(opts)
 	if err != nil {
 		return Exit(2, err)
@@ -80,10 +88,7 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 	go func() { defer close(syncDone); _ = rt.Run(ctx) }()
 	defer func() { cancel(); <-syncDone }()
 
-	metricsLn, metricsDone, err := c.startMetrics(ctx, logger, rt)
-	if err != nil {
-		return Exit(2, err)
-	}
+	metricsDone := startMetrics(ctx, logger, rt, metricsLn)
 	// Run returns only once the metrics server has let go of its port.
 	defer func() { cancel(); <-metricsDone }()
 	if c.Stdio {
@@ -91,31 +96,50 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		// answers everything it read before returning.
 		return rt.ServeStdio(ctx, env.Stdin, env.Stdout, c.StdioDrain)
 	}
-	ln, err := listenRuntimeLoopback("--mcp-addr", c.MCPAddr)
-	if err != nil {
-		return Exit(2, err)
-	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", rt.MCPHandler())
 	fmt.Fprintf(env.Stdout, "toolgate runtime %s serving bundle v%d\nMCP endpoint: http://%s/mcp\n",
-		rt.InstanceID(), rt.Status().Version, ln.Addr())
+		rt.InstanceID(), rt.Status().Version, mcpLn.Addr())
 	if metricsLn != nil {
 		fmt.Fprintf(env.Stdout, "Metrics: http://%s/metrics\n", metricsLn.Addr())
 	}
-	return serveRuntimeHTTP(ctx, logger, "mcp", ln, mux)
+	return serveRuntimeHTTP(ctx, logger, "mcp", mcpLn, mux)
 }
 
-// startMetrics serves the runtime's metrics on --metrics-addr until ctx
-// ends. done is closed once that server has stopped (at once when
-// --metrics-addr is empty and ln is nil).
-func (c *runtimeCmd) startMetrics(ctx context.Context, logger *slog.Logger, rt *runtime.Runtime) (ln net.Listener, done <-chan struct{}, err error) {
-	stopped := make(chan struct{})
-	if c.MetricsAddr == "" {
-		close(stopped)
-		return nil, stopped, nil
+// listen listens on --mcp-addr (not with --stdio) and --metrics-addr (when
+// set); a listener not asked for is nil.
+func (c *runtimeCmd) listen(logger *slog.Logger) (mcpLn, metricsLn net.Listener, err error) {
+	if c.MetricsAddr != "" {
+		if metricsLn, err = listenRuntimeLoopback(logger, "--metrics-addr", c.MetricsAddr); err != nil {
+			return nil, nil, err
+		}
 	}
-	if ln, err = listenRuntimeLoopback("--metrics-addr", c.MetricsAddr); err != nil {
-		return nil, nil, err
+	if !c.Stdio {
+		if mcpLn, err = listenRuntimeLoopback(logger, "--mcp-addr", c.MCPAddr); err != nil {
+			closeListeners(metricsLn)
+			return nil, nil, err
+		}
+	}
+	return mcpLn, metricsLn, nil
+}
+
+// closeListeners closes the listeners that are not nil.
+func closeListeners(lns ...net.Listener) {
+	for _, ln := range lns {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}
+}
+
+// startMetrics serves the runtime's metrics on ln until ctx ends. The
+// channel returned is closed once that server has stopped (at once when ln
+// is nil: --metrics-addr is empty).
+func startMetrics(ctx context.Context, logger *slog.Logger, rt *runtime.Runtime, ln net.Listener) <-chan struct{} {
+	stopped := make(chan struct{})
+	if ln == nil {
+		close(stopped)
+		return stopped
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", rt.MetricsHandler())
@@ -126,7 +150,7 @@ func (c *runtimeCmd) startMetrics(ctx context.Context, logger *slog.Logger, rt *
 		}
 	}()
 	logger.Info("metrics", "url", "http://"+ln.Addr().String()+"/metrics")
-	return ln, stopped, nil
+	return stopped
 }
 
 // options turns flags and environment into runtime.Options; secrets come
@@ -198,8 +222,9 @@ func (c *runtimeCmd) token(env *Env) (string, error) {
 }
 
 // listenRuntimeLoopback listens on addr after checking it is a loopback
-// address (checkLoopback).
-func listenRuntimeLoopback(flag, addr string) (net.Listener, error) {
+// address (checkLoopback), waiting out accept errors that pass
+// (listen.Patient).
+func listenRuntimeLoopback(logger *slog.Logger, flag, addr string) (net.Listener, error) {
 	if err := checkLoopback(flag, addr); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
@@ -207,7 +232,7 @@ func listenRuntimeLoopback(flag, addr string) (net.Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: %s: %w", flag, err)
 	}
-	return ln, nil
+	return listen.Patient(ln, logger, strings.TrimPrefix(flag, "--")), nil
 }
 
 // serveRuntimeHTTP serves h on ln until ctx ends. Connected MCP clients

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/sampleapi"
 )
 
@@ -65,11 +66,12 @@ func (c *sampleAPICmd) Run(ctx context.Context, env *Env) error {
 	if err := faults.Validate(); err != nil {
 		return Exit(2, fmt.Errorf("sample-api: %w", err))
 	}
-	ln, err := net.Listen("tcp", c.Addr)
+	raw, err := net.Listen("tcp", c.Addr)
 	if err != nil {
 		return fmt.Errorf("sample-api: listening on %s: %w", c.Addr, err)
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	ln := listen.Patient(raw, log, "sample-api")
 	api := sampleapi.New(sampleapi.Options{Token: c.Token, Logger: log, Faults: faults, Seed: c.Seed})
 	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
 	origin := "http://" + ln.Addr().String()

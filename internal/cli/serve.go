@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/web"
@@ -33,6 +36,17 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	logger := slog.New(slog.NewTextHandler(env.Stderr, nil))
 	defer holdHeapFloor(gcHeapFloor)()
+	// Listening comes first: a port taken leaves the data directory as it
+	// was (nothing created, nothing migrated).
+	ln, apiLn, err := listenServe(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if apiLn != nil {
+		defer apiLn.Close()
+	}
+	cfg = cfg.WithListenAddr(ln.Addr())
 	fixes, err := secureDataDir(cfg.DataDir, cfg.DatabaseURL == "")
 	if err != nil {
 		return err
@@ -41,7 +55,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		logger.Warn("permissions were looser than private; tightened", "path", f.Path,
 			"was", fmt.Sprintf("%#o", f.Was), "now", fmt.Sprintf("%#o", f.Now))
 	}
-	db, err := openStore(ctx, cfg.DataDir, cfg.DatabaseURL, true)
+	db, err := createStore(ctx, cfg.DataDir, cfg.DatabaseURL, true)
 	if err != nil {
 		return err
 	}
@@ -64,19 +78,6 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	state, err := openConsoleState(ctx, db, cfg.DataDir, cfg.KEKFile)
 	if err != nil {
 		return err
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	defer ln.Close()
-	cfg = cfg.WithListenAddr(ln.Addr())
-	var apiLn net.Listener
-	if cfg.RuntimeAPIAddr != "" {
-		if apiLn, err = net.Listen("tcp", cfg.RuntimeAPIAddr); err != nil {
-			return fmt.Errorf("serve: runtime API: %w", err)
-		}
-		defer apiLn.Close()
 	}
 	signOn, err := singleSignOn(cfg)
 	if err != nil {
@@ -109,7 +110,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nSign in at %s/login\n", cfg.BaseURL, cfg.BaseURL)
 	}
-	err = serveBoth(ctx, logger, hs, ln, srv, apiLn, env)
+	err = serveBoth(ctx, logger, cfg, hs, ln, srv, apiLn, env)
 	// Requests have stopped: write the fleet records still in memory.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
@@ -120,9 +121,28 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	return nil
 }
 
+// listenServe listens on the console's address and, when set, the runtime
+// API's. Both listeners wait out accept errors that pass (listen.Patient),
+// such as running out of file descriptors under a connection flood.
+func listenServe(cfg config.Config, logger *slog.Logger) (ln, apiLn net.Listener, err error) {
+	raw, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serve: %w", err)
+	}
+	ln = listen.Patient(raw, logger, "console")
+	if cfg.RuntimeAPIAddr == "" {
+		return ln, nil, nil
+	}
+	if raw, err = net.Listen("tcp", cfg.RuntimeAPIAddr); err != nil {
+		_ = ln.Close()
+		return nil, nil, fmt.Errorf("serve: runtime API: %w", err)
+	}
+	return ln, listen.Patient(raw, logger, "runtime API"), nil
+}
+
 // serveBoth serves the console on ln and, when apiLn is set, the runtime
 // API on apiLn, until ctx ends or either fails; then both shut down.
-func serveBoth(ctx context.Context, logger *slog.Logger, hs *http.Server, ln net.Listener, srv *web.Server, apiLn net.Listener, env *Env) error {
+func serveBoth(ctx context.Context, logger *slog.Logger, cfg config.Config, hs *http.Server, ln net.Listener, srv *web.Server, apiLn net.Listener, env *Env) error {
 	if apiLn == nil {
 		return serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
 	}
@@ -132,7 +152,8 @@ func serveBoth(ctx context.Context, logger *slog.Logger, hs *http.Server, ln net
 	fmt.Fprintf(env.Stdout, "Runtime API listening on %s\n", apiLn.Addr())
 	apiErr := make(chan error, 1)
 	go func() {
-		apiErr <- serveFastHTTP(ctx, logger, "runtime API", runtimeAPIServer(srv.RuntimeAPI(), logger), apiLn, shutdownGrace)
+		total, perIP := cfg.RuntimeAPIConnLimits()
+		apiErr <- serveFastHTTP(ctx, logger, "runtime API", runtimeAPIServer(srv.RuntimeAPI(), logger, total, perIP), apiLn, shutdownGrace)
 		stop()
 	}()
 	err := serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
@@ -201,11 +222,50 @@ type dataDirFlag struct {
 	DatabaseURL string `name:"database-url" env:"TOOLGATE_DATABASE_URL" help:"PostgreSQL database (postgres://user:password@host:port/db?sslmode=…) instead of DATA_DIR/toolgate.db."`
 }
 
-// openStore opens the database: PostgreSQL when databaseURL is set, else
-// toolgate.db in dataDir (creating the directory 0700 and the database
-// 0600, see secureDataDir; the directory is made private either way, it
-// holds the keys). It migrates when migrate is true.
+// openStore opens an existing database: PostgreSQL when databaseURL is
+// set, else toolgate.db in dataDir (made private, see secureDataDir). A
+// database that does not exist, or that no migration ever ran on, is
+// refused (errNoDatabase): only serve and migrate create one
+// (createStore), so a mistyped --data-dir is not a fresh empty project.
+// It migrates an existing database when migrate is true.
 func openStore(ctx context.Context, dataDir, databaseURL string, migrate bool) (*store.DB, error) {
+	if databaseURL == "" {
+		if _, err := os.Stat(config.DBPath(dataDir)); errors.Is(err, fs.ErrNotExist) {
+			return nil, errNoDatabase(dataDir, databaseURL)
+		}
+	}
+	db, err := createStore(ctx, dataDir, databaseURL, false)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := db.Initialized(ctx)
+	if err == nil && !ok {
+		err = errNoDatabase(dataDir, databaseURL)
+	}
+	if err == nil && migrate {
+		_, err = db.Migrate(ctx)
+	}
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// errNoDatabase is the one sentence for a command given a database that
+// does not exist. It does not repeat a database URL, which may hold a
+// password.
+func errNoDatabase(dataDir, databaseURL string) error {
+	if databaseURL != "" {
+		return errors.New("the database --database-url names has no toolgate tables: check the URL, or create them with `toolgate migrate --database-url URL`")
+	}
+	return fmt.Errorf("no toolgate database in %s: check --data-dir, or create one with `toolgate migrate --data-dir %s`", dataDir, dataDir)
+}
+
+// createStore opens the database like openStore, creating it when it does
+// not exist (the directory 0700 and the SQLite file 0600), for serve and
+// migrate. It migrates when migrate is true.
+func createStore(ctx context.Context, dataDir, databaseURL string, migrate bool) (*store.DB, error) {
 	if _, err := secureDataDir(dataDir, databaseURL == ""); err != nil {
 		return nil, err
 	}

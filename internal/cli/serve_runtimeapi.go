@@ -13,14 +13,20 @@ import (
 
 // runtimeAPIServer is the server of --runtime-api-addr (web.Server.
 // RuntimeAPI), with limits like the console's http.Server. Runtimes send
-// GET requests with a few short headers and no body.
-func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger) *fasthttp.Server {
+// GET requests with a few short headers and no body, so a connection has
+// preAuthRead to send its first one; one refused 401/403 is closed at once
+// (web's API error handler), and only a runtime that has a token keeps an
+// idle connection. At most total connections are open at once and perIP
+// from one address: beyond them fasthttp answers 503 or 429 and closes.
+func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger, total, perIP int) *fasthttp.Server {
 	return &fasthttp.Server{
 		Handler:                      h,
 		NoDefaultServerHeader:        true,
 		NoDefaultContentType:         true,
-		ReadTimeout:                  10 * time.Second, // the request: a head and no body
-		WriteTimeout:                 time.Minute,      // a large bundle to a slow runtime
+		Concurrency:                  total,
+		MaxConnsPerIP:                perIP,
+		ReadTimeout:                  preAuthRead, // the request: a head and no body
+		WriteTimeout:                 time.Minute, // a large bundle to a slow runtime
 		IdleTimeout:                  2 * time.Minute,
 		ReadBufferSize:               16 << 10, // the largest request head accepted
 		MaxRequestBodySize:           64 << 10,
@@ -33,6 +39,10 @@ func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger) *fasthttp.
 		Logger: slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
 	}
 }
+
+// preAuthRead is how long a new connection to the runtime API has to send
+// its request, and any request to arrive once its first byte has.
+const preAuthRead = 5 * time.Second
 
 // serveFastHTTP serves fs on ln until ctx ends, then shuts down like
 // serveHTTP: requests in flight get grace to finish.

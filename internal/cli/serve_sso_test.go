@@ -107,7 +107,9 @@ func TestServeRejectsBadSingleSignOn(t *testing.T) {
 }
 
 func TestUserBreakGlass(t *testing.T) {
-	env := map[string]string{"TOOLGATE_DATA_DIR": t.TempDir()}
+	dir := t.TempDir()
+	migrateCLI(t, dir)
+	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
 	if _, _, err := runCmd(t, env, "", "user", "add", "--email", "glass@example.com", "--role", "admin"); err != nil {
 		t.Fatal(err)
 	}

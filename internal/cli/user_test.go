@@ -18,6 +18,7 @@ import (
 // person's requests.
 func TestUserAddIsAnOperatorAct(t *testing.T) {
 	dir := t.TempDir()
+	migrateCLI(t, dir)
 	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
 	add := func(args ...string) (string, error) {
 		t.Helper()

@@ -20,7 +20,14 @@ type Config struct {
 	// runtime API, on an HTTP stack built for many polling runtimes (see
 	// web.Server.RuntimeAPI). The console's own listener serves it too.
 	RuntimeAPIAddr string `name:"runtime-api-addr" env:"TOOLGATE_RUNTIME_API_ADDR" placeholder:"HOST:PORT" help:"Also serve the runtime API (/api/v1/…) on this address, on its own listener built for a fleet of polling runtimes; point runtimes' --console at it. Empty: only on --addr."`
-	DataDir        string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
+	// RuntimeAPIMaxConns and RuntimeAPIMaxConnsPerIP bound the runtime
+	// API listener's open connections, in total and per client address, so
+	// that a flood of idle connections runs into them before it runs the
+	// process out of file descriptors. 0 means the default
+	// (RuntimeAPIConnLimits).
+	RuntimeAPIMaxConns      int    `name:"runtime-api-max-conns" env:"TOOLGATE_RUNTIME_API_MAX_CONNS" default:"8192" help:"Most connections the --runtime-api-addr listener keeps open at once; beyond it a new connection gets 503 and is closed. Keep it below the file limit (ulimit -n)."`
+	RuntimeAPIMaxConnsPerIP int    `name:"runtime-api-max-conns-per-ip" env:"TOOLGATE_RUNTIME_API_MAX_CONNS_PER_IP" default:"256" help:"Most connections the --runtime-api-addr listener keeps open from one client address; beyond it a new one gets 429 and is closed."`
+	DataDir                 string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
 	// DatabaseURL, when set, names a PostgreSQL database used instead of
 	// DATA_DIR/toolgate.db (the data directory still holds the keys).
 	DatabaseURL   string        `name:"database-url" env:"TOOLGATE_DATABASE_URL" help:"PostgreSQL database (postgres://user:password@host:port/db?sslmode=…) instead of DATA_DIR/toolgate.db; for several console instances."`
@@ -44,6 +51,25 @@ type Config struct {
 	// without OIDC keeps local sign-in whatever LocalLogin says.
 	OIDC       `embed:""`
 	LocalLogin bool `name:"local-login" env:"TOOLGATE_LOCAL_LOGIN" default:"true" negatable:"" help:"Allow password sign-in for every local account; false (with --oidc-issuer) allows it only for break-glass accounts."`
+}
+
+// Defaults of RuntimeAPIMaxConns and RuntimeAPIMaxConnsPerIP.
+const (
+	DefaultRuntimeAPIMaxConns      = 8192
+	DefaultRuntimeAPIMaxConnsPerIP = 256
+)
+
+// RuntimeAPIConnLimits returns the runtime API listener's connection
+// limits, in total and per client address, defaults in place of zeros.
+func (c Config) RuntimeAPIConnLimits() (total, perIP int) {
+	total, perIP = c.RuntimeAPIMaxConns, c.RuntimeAPIMaxConnsPerIP
+	if total <= 0 {
+		total = DefaultRuntimeAPIMaxConns
+	}
+	if perIP <= 0 {
+		perIP = DefaultRuntimeAPIMaxConnsPerIP
+	}
+	return total, perIP
 }
 
 // DatabaseURLHelp is the error for a --database-url that is not a
@@ -82,6 +108,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
 		errs = append(errs, fmt.Errorf("--addr / TOOLGATE_ADDR %q: want host:port, e.g. 127.0.0.1:8080", c.Addr))
+	}
+	if c.RuntimeAPIMaxConns < 0 || c.RuntimeAPIMaxConnsPerIP < 0 {
+		errs = append(errs, errors.New("--runtime-api-max-conns / --runtime-api-max-conns-per-ip: want a positive number of connections"))
 	}
 	if c.RuntimeAPIAddr != "" {
 		if _, port, err := net.SplitHostPort(c.RuntimeAPIAddr); err != nil || port == "" {

@@ -27,6 +27,8 @@ func TestValidate(t *testing.T) {
 		{"runtime api on port zero", func(c *Config) { c.Addr, c.RuntimeAPIAddr = "127.0.0.1:0", "127.0.0.1:0" }, ""},
 		{"runtime api without port", func(c *Config) { c.RuntimeAPIAddr = "0.0.0.0" }, "TOOLGATE_RUNTIME_API_ADDR"},
 		{"runtime api on the console's port", func(c *Config) { c.RuntimeAPIAddr = c.Addr }, "already listens"},
+		{"runtime api connection limits", func(c *Config) { c.RuntimeAPIMaxConns, c.RuntimeAPIMaxConnsPerIP = 100, 10 }, ""},
+		{"negative runtime api connection limit", func(c *Config) { c.RuntimeAPIMaxConnsPerIP = -1 }, "--runtime-api-max-conns-per-ip"},
 		{"empty data dir", func(c *Config) { c.DataDir = " " }, "TOOLGATE_DATA_DIR"},
 		{"bad base url", func(c *Config) { c.BaseURL = "ftp://x" }, "TOOLGATE_BASE_URL"},
 		{"idle too short", func(c *Config) { c.SessionIdle = time.Second }, "TOOLGATE_SESSION_IDLE"},

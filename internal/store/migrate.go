@@ -70,3 +70,18 @@ func (db *DB) MigrationsCurrent(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Initialized reports whether migrations have ever run on the database
+// (goose's version table exists), reading the catalogue only: commands
+// other than serve and migrate refuse a database that is not.
+func (db *DB) Initialized(ctx context.Context) (bool, error) {
+	q := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'goose_db_version'`
+	if db.engine == Postgres {
+		q = `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'goose_db_version'`
+	}
+	var n int
+	if err := db.db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		return false, fmt.Errorf("database schema: %w", err)
+	}
+	return n > 0, nil
+}

@@ -9,12 +9,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/audit"
+	"github.com/toolgate/toolgate/internal/auth"
 )
 
 // SessionPolicy bounds how long a session lives.
@@ -112,6 +114,25 @@ func (db *DB) RecordLoginFailure(ctx context.Context, email, address, reason str
 	return db.inTx(ctx, "record login failure", func(tx *sqlx.Tx) error {
 		return db.appendAudit(ctx, tx, audit.Entry{Actor: email, Action: "login.failure", Subject: "email:" + email,
 			After: auditJSON(map[string]string{"address": address, "reason": reason})})
+	})
+}
+
+// RecordRefusedSignIns audits summaries of sign-ins the throttle refused
+// ("login.throttled"), one entry each, in one transaction: a flood of
+// refusals costs one entry per account, address, reason and window
+// (auth.RefusalTally), not one per attempt.
+func (db *DB) RecordRefusedSignIns(ctx context.Context, rs []auth.RefusedSignIns) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	return db.inTx(ctx, "record refused sign-ins", func(tx *sqlx.Tx) error {
+		q := db.auditQueue()
+		for _, r := range rs {
+			q.add(audit.Entry{Actor: r.Account, Action: "login.throttled", Subject: "email:" + r.Account,
+				After: auditJSON(map[string]string{"address": r.Address, "reason": r.Reason, "count": strconv.Itoa(r.Count),
+					"first": r.First.UTC().Format(time.RFC3339Nano), "last": r.Last.UTC().Format(time.RFC3339Nano)})})
+		}
+		return q.flush(ctx, tx)
 	})
 }
 
