@@ -100,6 +100,7 @@ func TestUserAddIsAnOperatorAct(t *testing.T) {
 // audited as the operator's act.
 func TestUserEnable(t *testing.T) {
 	dir := t.TempDir()
+	migrateCLI(t, dir)
 	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
 	for _, args := range [][]string{
 		{"--email", "admin@example.com", "--role", "admin"},
@@ -149,6 +150,7 @@ func TestUserEnable(t *testing.T) {
 // sessions it opened during the emergency.
 func TestBreakGlassOffEndsSessions(t *testing.T) {
 	dir := t.TempDir()
+	migrateCLI(t, dir)
 	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
 	if _, _, err := runCmd(t, env, "", "user", "add", "--email", "glass@example.com", "--role", "admin"); err != nil {
 		t.Fatal(err)
