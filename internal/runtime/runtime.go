@@ -218,16 +218,28 @@ func (r *Runtime) InstanceID() string { return r.instanceID }
 // Run syncs at once, then at jittered intervals until ctx ends. Between
 // fetches it wakes when the bundle turns stale or expires, so tools/list
 // drops the tools the staleness rule disables without waiting for a poll.
-// Failed fetches are logged and retried at the next poll; Run only returns
-// when ctx is done.
+// A failed fetch, or one that leaves the runtime without a bundle, is
+// retried sooner (retryDelay: 1 s, 2 s, 4 s … up to the poll interval), so
+// a runtime started a moment before its token or first bundle exists
+// serves as soon as they do. Run only returns when ctx is done.
 func (r *Runtime) Run(ctx context.Context) error {
 	pollAt := r.opts.Now()
+	failures := 0
 	for {
 		if !r.opts.Now().Before(pollAt) {
-			if err := r.Sync(ctx); err != nil && ctx.Err() == nil {
-				r.log.Warn("bundle sync failed; serving the last good bundle", "err", err, "version", r.Status().Version)
+			err := r.Sync(ctx)
+			if ctx.Err() != nil {
+				return nil
 			}
-			pollAt = r.opts.Now().Add(r.nextInterval())
+			wait := r.nextInterval()
+			if err != nil || r.snap.Load() == nil {
+				failures++
+				wait = retryDelay(failures, r.opts.PollInterval)
+				r.logSyncFailure(err, wait)
+			} else {
+				failures = 0
+			}
+			pollAt = r.opts.Now().Add(wait)
 		}
 		r.reconcile()
 		wait := pollAt.Sub(r.opts.Now())
@@ -242,6 +254,32 @@ func (r *Runtime) Run(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// firstRetry is the delay before the first retry of a failed fetch.
+const firstRetry = time.Second
+
+// retryDelay is how long to wait after the failures-th failed fetch in a
+// row: 1 s, 2 s, 4 s …, never more than the poll interval.
+func retryDelay(failures int, poll time.Duration) time.Duration {
+	d := firstRetry
+	for i := 1; i < failures && d < poll; i++ {
+		d *= 2
+	}
+	return min(d, poll)
+}
+
+// logSyncFailure says what the runtime serves after a fetch that failed or
+// brought no bundle: the last good bundle, or nothing at all.
+func (r *Runtime) logSyncFailure(err error, retry time.Duration) {
+	if v := r.Status().Version; v > 0 {
+		r.log.Warn("bundle sync failed; serving the last good bundle", "err", err, "version", v, "retry_in", retry)
+		return
+	}
+	if err == nil {
+		err = errors.New("no bundle")
+	}
+	r.log.Warn("serving no tools: no bundle yet", "err", err, "retry_in", retry)
 }
 
 // nextInterval is PollInterval ± PollJitter, uniform.
