@@ -8,7 +8,6 @@ import (
 
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -40,11 +39,7 @@ func anotherKEKIsRefusedBeforeWriting(t *testing.T, engine store.Engine) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
-		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
+	seedOneToolIn(t, db)
 	kid, _, err := runCmd(t, env, "", "keys", "rotate")
 	if err != nil {
 		t.Fatal(err)
