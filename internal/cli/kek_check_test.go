@@ -11,7 +11,7 @@ import (
 	"github.com/toolgate/toolgate/internal/store"
 )
 
-// `keys rotate` (and every other command) given another KEK file than the
+// `keys rotate` (and every other command, serve too) given another KEK file than the
 // one the database's secrets are sealed with refuses with one sentence
 // naming the file and the flag, and writes nothing: no key sealed under a
 // second KEK, none advertised to runtimes, the same audit log; publishing
@@ -57,7 +57,7 @@ func anotherKEKIsRefusedBeforeWriting(t *testing.T, engine store.Engine) {
 			bad[k] = v
 		}
 	}
-	for _, args := range [][]string{{"keys", "rotate"}, {"keys", "import"}, {"keys", "list"}, {"publish"}} {
+	for _, args := range [][]string{{"keys", "rotate"}, {"keys", "import"}, {"keys", "list"}, {"publish"}, {"serve", "--addr", "127.0.0.1:0"}} {
 		_, _, err := runCmd(t, bad, "", args...)
 		msg := ""
 		if err != nil {
