@@ -69,6 +69,7 @@ func TestRuntimeStartedRightAfterTokenCreateServes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(res.Tools) == 1 && res.Tools[0].Name == "list_orders" {
+			t.Logf("tools listed %s after the runtime started", time.Since(start).Round(time.Millisecond))
 			break
 		}
 		if time.Since(start) > 2*time.Second {
