@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -23,11 +24,13 @@ import (
 // its own commits; comparing the count is an atomic load). Changes made by
 // another process on the same database (a second console, the CLI) are
 // picked up by poll, every pollEvery, with cheap fingerprint queries that
-// never read a payload.
+// never read a payload; a token the index lacks is looked for at once
+// (tokenMiss), so a token created by another process works immediately.
 type apiState struct {
 	db     *store.DB
 	bundle atomic.Pointer[servedBundle]
 	tokens atomic.Pointer[tokenIndex]
+	misses *tokenMisses // see api_token_miss.go
 	// mu serialises reloads, so a slow poll that read the old state cannot
 	// overwrite what a reload after a local change stored.
 	mu sync.Mutex
@@ -58,7 +61,7 @@ type tokenIndex struct {
 }
 
 func newAPIState(ctx context.Context, db *store.DB) (*apiState, error) {
-	st := &apiState{db: db}
+	st := &apiState{db: db, misses: newTokenMisses(func() time.Time { return db.Now() })}
 	if _, err := st.refreshBundle(ctx); err != nil {
 		return nil, err
 	}
@@ -112,7 +115,8 @@ func (st *apiState) refreshBundle(ctx context.Context) (*servedBundle, error) {
 
 // token returns the active token whose value has this SHA-256, reloading
 // the index first when this process created or revoked a token since it
-// was read.
+// was read. A hash the index lacks is looked for in the database
+// (tokenMiss), so a token another process created is accepted at once.
 func (st *apiState) token(ctx context.Context, hash [sha256.Size]byte) (store.ActiveRuntimeToken, bool, error) {
 	idx := st.tokens.Load()
 	if idx.local != st.db.LocalTokenChanges() {
@@ -121,8 +125,10 @@ func (st *apiState) token(ctx context.Context, hash [sha256.Size]byte) (store.Ac
 			return store.ActiveRuntimeToken{}, false, err
 		}
 	}
-	t, ok := idx.byHash[hash]
-	return t, ok, nil
+	if t, ok := idx.byHash[hash]; ok {
+		return t, true, nil
+	}
+	return st.tokenMiss(ctx, hash)
 }
 
 // refreshTokens reloads the index; unless force, only when the tokens

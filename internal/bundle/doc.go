@@ -67,6 +67,13 @@
 //	                      timeouts still count as transient); null is
 //	                      refused, because in a stored policy it means "the
 //	                      default set" and a reader could take it for [].
+//	                      The policy must also pass the console's own
+//	                      validation (policy.Validate: the ranges of R4, R5,
+//	                      R7, R9, deadline_ms at least timeout_ms, ...): a
+//	                      bundle with a tool the console would not store is
+//	                      refused whole, as for any other invariant, and the
+//	                      runtime keeps its last good bundle and reports the
+//	                      refusal to the fleet view.
 //	approvals     array   optional (omitted when empty): {change_request,
 //	                      approved_by, approved_at, summary} for tools whose
 //	                      exposure or policy needed a security approver (R10)

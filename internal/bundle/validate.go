@@ -151,7 +151,8 @@ func validateTool(t Tool, sources map[string]*Source, checkJSON bool) error {
 
 // validateEffective checks that a tool carries its effective policy, so
 // that every runtime, in any language, can take the values literally
-// instead of re-deriving defaults. In particular retry_on must be a list:
+// instead of re-deriving defaults, and that this policy passes the
+// console's own validation (policy.Validate). In particular retry_on must be a list:
 // null is the one value whose meaning depends on who reads it (a stored
 // policy's nil means the R3 default set, an empty list means no status is
 // retried), so a bundle refuses it instead of picking one.
@@ -162,6 +163,12 @@ func validateEffective(t Tool) error {
 	}
 	if eff := policy.Effective(t.Method, t.Policy); !reflect.DeepEqual(eff, t.Policy) {
 		return fmt.Errorf("policy is not the effective policy of a %s tool (bundle.Build applies policy.Effective)", t.Method)
+	}
+	// What the console refuses to store, a runtime refuses to run: a
+	// deadline shorter than the attempt timeout, say, would fail every call
+	// without a single attempt.
+	if err := t.Policy.Validate(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ import (
 // under a schema major this verifier does not know (v2).
 type verifyFixture struct {
 	dir, bundle, jwks, jwk, otherJWKS string
-	later, v2                         string
+	later, v2, short                  string
 }
 
 func newVerifyFixture(t *testing.T, issuedAt time.Time) verifyFixture {
@@ -58,7 +58,7 @@ func newVerifyFixture(t *testing.T, issuedAt time.Time) verifyFixture {
 	}
 	f := verifyFixture{dir: dir, bundle: filepath.Join(dir, "bundle.jws"), jwks: filepath.Join(dir, "keys.json"),
 		jwk: filepath.Join(dir, "key.jwk"), otherJWKS: filepath.Join(dir, "other.json"),
-		later: filepath.Join(dir, "later.jws"), v2: filepath.Join(dir, "v2.jws")}
+		later: filepath.Join(dir, "later.jws"), v2: filepath.Join(dir, "v2.jws"), short: filepath.Join(dir, "short.jws")}
 	writeFile(t, f.bundle, signed)
 	payload, err := bundle.Canonical(b)
 	if err != nil {
@@ -71,6 +71,13 @@ func newVerifyFixture(t *testing.T, issuedAt time.Time) verifyFixture {
 	}
 	writeFile(t, f.later, signByHand(k, []byte(later)))
 	writeFile(t, f.v2, signByHand(k, bytes.Replace(payload, []byte(bundle.Schema), []byte("toolgate.bundle/v2"), 1)))
+	// A deadline below the 8 s attempt timeout: the console refuses to
+	// store such a policy, so the verifier refuses to accept it.
+	short := bytes.Replace(payload, []byte(`"deadline_ms":30000`), []byte(`"deadline_ms":1000`), 1)
+	if bytes.Equal(short, payload) {
+		t.Fatalf("no deadline_ms to shorten in %s", payload)
+	}
+	writeFile(t, f.short, signByHand(k, short))
 	writeJSON(t, f.jwks, bundle.KeySet{Keys: []bundle.PublicKey{k.Public()}})
 	writeJSON(t, f.otherJWKS, bundle.KeySet{Keys: []bundle.PublicKey{other.Public()}})
 	writeJSON(t, f.jwk, map[string]string{"kty": "OKP", "crv": "Ed25519", "kid": k.KeyID,
@@ -106,6 +113,8 @@ func TestBundleVerify(t *testing.T) {
 		{"newer console, same major", []string{"--key", fresh.jwks, fresh.later}, 0, "valid: version 7, 1 tools, 1 sources"},
 		{"unknown schema major", []string{"--key", fresh.jwks, fresh.v2}, 1,
 			`schema is "toolgate.bundle/v2" and this verifier knows toolgate.bundle/v1`},
+		{"a deadline below the timeout", []string{"--key", fresh.jwks, fresh.short}, 1,
+			`tool "getOrder": invalid policy: deadline_ms: must be at least the attempt timeout (8000 ms)`},
 		{"missing bundle file", []string{"--key", fresh.jwks, filepath.Join(fresh.dir, "nope")}, 2, "reading the bundle"},
 		{"key file is not a key", []string{"--key", fresh.bundle, fresh.bundle}, 2, "read public keys"},
 		{"missing --key", []string{fresh.bundle}, 2, ""},

@@ -46,6 +46,9 @@ func openKeyring(ctx context.Context, db *store.DB, dataDir, kekFile string) (ke
 	if err != nil {
 		return nil, Exit(2, err)
 	}
+	if err := checkKEK(ctx, db, kek, kekFile); err != nil {
+		return nil, err
+	}
 	k := &keyring.Database{DB: db, KEK: kek}
 	if _, keys, err := k.List(ctx); err != nil {
 		return nil, err
@@ -55,6 +58,16 @@ func openKeyring(ctx context.Context, db *store.DB, dataDir, kekFile string) (ke
 		}
 	}
 	return k, nil
+}
+
+// checkKEK refuses a KEK the database's secrets are not sealed with
+// (keyring.CheckKEK), before anything is written with it.
+func checkKEK(ctx context.Context, db *store.DB, kek keyring.KEK, kekFile string) error {
+	err := keyring.CheckKEK(ctx, db, kek)
+	if errors.Is(err, keyring.ErrWrongKEK) {
+		return Exit(2, fmt.Errorf("the key-encryption key in %s (--key-encryption-key-file, TOOLGATE_KEK_FILE) is not the one this database's secrets are sealed with: give this command the KEK file every console of this database uses; nothing was changed", kekFile))
+	}
+	return err
 }
 
 // openConsoleState builds what serve shares (or keeps locally).

@@ -161,6 +161,9 @@ func (c *keysImportCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	defer db.Close()
+	if err := checkKEK(ctx, db, kek, c.KEKFile); err != nil {
+		return err
+	}
 	done, err := (&keyring.Database{DB: db, KEK: kek}).Import(ctx, cliActor(), signingKeys(c.DataDir))
 	for _, kid := range done {
 		fmt.Fprintf(env.Stdout, "imported %s\n", kid)

@@ -49,7 +49,13 @@ func seedOneTool(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Migrate(ctx); err != nil {
+	seedOneToolIn(t, db)
+}
+
+// seedOneToolIn migrates db and adds the exposed READ tool list_orders.
+func seedOneToolIn(t *testing.T, db *store.DB) {
+	t.Helper()
+	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",

@@ -98,12 +98,20 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", rt.MCPHandler())
-	fmt.Fprintf(env.Stdout, "toolgate runtime %s serving bundle v%d\nMCP endpoint: http://%s/mcp\n",
-		rt.InstanceID(), rt.Status().Version, mcpLn.Addr())
+	fmt.Fprintf(env.Stdout, "toolgate runtime %s %s\nMCP endpoint: http://%s/mcp\n", rt.InstanceID(), servingLine(rt.Status()), mcpLn.Addr())
 	if metricsLn != nil {
 		fmt.Fprintf(env.Stdout, "Metrics: http://%s/metrics\n", metricsLn.Addr())
 	}
 	return serveRuntimeHTTP(ctx, logger, "mcp", mcpLn, mux)
+}
+
+// servingLine says what the runtime serves as it starts: a bundle, or
+// nothing yet (it keeps retrying, see Runtime.Run).
+func servingLine(st runtime.Status) string {
+	if st.Version == 0 {
+		return "serving no tools yet: no bundle (retrying in the background; the log says why)"
+	}
+	return fmt.Sprintf("serving bundle v%d", st.Version)
 }
 
 // listen listens on --mcp-addr (not with --stdio) and --metrics-addr (when

@@ -21,6 +21,16 @@
 // TOOLGATE_KEK_FILE): 32 random bytes, raw or base64, readable by its owner
 // only; it is never written to the database, the audit log or a log line.
 //
+// # KEK check
+//
+// console_secrets holds "kek.check", a known value sealed under the KEK
+// the first time a KEK opens the database (CheckKEK); a database from
+// before it gets one at the first open whose KEK opens every sealed value
+// already there. Every command and console opening the database with a
+// KEK checks it first and refuses another KEK (ErrWrongKEK) before
+// writing anything, so a key sealed under a second KEK never lands next
+// to the first's.
+//
 // # Threat model
 //
 // A database dump alone (a backup, a replica, a support bundle) cannot sign

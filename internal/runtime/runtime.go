@@ -228,16 +228,28 @@ func (r *Runtime) InstanceID() string { return r.instanceID }
 // Run syncs at once, then at jittered intervals until ctx ends. Between
 // fetches it wakes when the bundle turns stale or expires, so tools/list
 // drops the tools the staleness rule disables without waiting for a poll.
-// Failed fetches are logged and retried at the next poll; Run only returns
-// when ctx is done.
+// A failed fetch, or one that leaves the runtime without a bundle, is
+// retried sooner (retryDelay: 1 s, 2 s, 4 s … up to the poll interval), so
+// a runtime started a moment before its token or first bundle exists
+// serves as soon as they do. Run only returns when ctx is done.
 func (r *Runtime) Run(ctx context.Context) error {
 	pollAt := r.opts.Now()
+	failures := 0
 	for {
 		if !r.opts.Now().Before(pollAt) {
-			if err := r.Sync(ctx); err != nil && ctx.Err() == nil {
-				r.log.Warn("bundle sync failed; serving the last good bundle", "err", err, "version", r.Status().Version)
+			err := r.Sync(ctx)
+			if ctx.Err() != nil {
+				return nil
 			}
-			pollAt = r.opts.Now().Add(r.nextInterval())
+			wait := r.nextInterval()
+			if err != nil || r.snap.Load() == nil {
+				failures++
+				wait = retryDelay(failures, r.opts.PollInterval)
+				r.logSyncFailure(err, wait)
+			} else {
+				failures = 0
+			}
+			pollAt = r.opts.Now().Add(wait)
 		}
 		r.reconcile()
 		wait := pollAt.Sub(r.opts.Now())

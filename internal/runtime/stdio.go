@@ -29,9 +29,15 @@ func (r *Runtime) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Wri
 	if drain <= 0 {
 		drain = DefaultStdioDrain
 	}
+	out := &lockedWriter{w: stdout}
+	gate := &batchGate{out: out, stop: make(chan struct{})}
+	pr, pw := io.Pipe()
+	defer close(gate.stop)
+	defer pr.Close() // ends the filter once the session is over
+	go gate.filter(ctx, stdin, pw)
 	t := &drainingTransport{
-		inner: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}},
-		drain: drain, log: r.log,
+		inner: &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{out}},
+		drain: drain, log: r.log, gate: gate,
 	}
 	err := r.server.Run(ctx, t)
 	if err == nil || ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
@@ -52,12 +58,14 @@ func (nopWriteCloser) Close() error { return nil }
 // the one place that sees both sides.
 //
 // The wrapper hides the IOTransport connection's internal session hook, so
-// the SDK's refusal of JSON-RPC batches under protocol 2025-06-18 and later
-// does not apply: batches are accepted (and answered) under every version.
+// the SDK's own refusal of JSON-RPC batches under protocol 2025-06-18 and
+// later does not apply; gate does it instead, told by the connection the
+// version negotiated (stdio_batch.go).
 type drainingTransport struct {
 	inner mcp.Transport
 	drain time.Duration
 	log   *slog.Logger
+	gate  *batchGate
 }
 
 // Connect implements mcp.Transport.
@@ -87,7 +95,11 @@ func (c *drainingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		c.wait(ctx)
 		return nil, err
 	}
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+	req, ok := msg.(*jsonrpc.Request)
+	if ok {
+		c.t.gate.sawRequest(req)
+	}
+	if ok && req.IsCall() {
 		c.mu.Lock()
 		if len(c.pending) == 0 {
 			c.idle = make(chan struct{})
@@ -104,6 +116,7 @@ func (c *drainingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *drainingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	err := c.Connection.Write(ctx, msg)
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.t.gate.sawResponse(resp)
 		c.mu.Lock()
 		if n, ok := c.pending[resp.ID]; ok {
 			if n <= 1 {

@@ -40,6 +40,26 @@ func (db *DB) ConsoleSecret(ctx context.Context, name string, create func() (str
 	return sealed, err
 }
 
+// SealedConsoleSecrets returns every stored console secret, sealed, by
+// name (for checking a key-encryption key against them).
+func (db *DB) SealedConsoleSecrets(ctx context.Context) (map[string]string, error) {
+	var rows []struct {
+		Name   string `db:"name"`
+		Sealed string `db:"sealed"`
+	}
+	err := db.readTx(ctx, "console secrets", func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &rows, `SELECT name, sealed FROM console_secrets ORDER BY name`)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.Name] = r.Sealed
+	}
+	return out, nil
+}
+
 // encodeKeyBytes is how raw key bytes are stored in TEXT columns (portable
 // across engines, unlike BLOB/BYTEA): base64url without padding.
 func encodeKeyBytes(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }

@@ -32,6 +32,11 @@ func (db *DB) LocalTokenChanges() uint64 { return db.local.tokens.Load() }
 // through this DB.
 func (db *DB) LocalBundleChanges() uint64 { return db.local.bundles.Load() }
 
+// ReadTransactions is how many read transactions this DB has begun, so
+// that what an in-memory cache in front of it saves can be measured (one
+// atomic add per read).
+func (db *DB) ReadTransactions() uint64 { return db.reads.Load() }
+
 // LatestBundleVersion is the highest published version, 0 before the first
 // publish. It reads the end of the bundles b-tree and nothing of the row.
 func (db *DB) LatestBundleVersion(ctx context.Context) (int64, error) {

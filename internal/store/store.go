@@ -77,6 +77,7 @@ import (
 	"math"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -105,6 +106,8 @@ type DB struct {
 	// local counts this process's commits that in-memory caches follow
 	// (served.go).
 	local localChanges
+	// reads counts the read transactions begun (ReadTransactions).
+	reads atomic.Uint64
 	// afterPublishBuild, when set (tests), runs between building a bundle
 	// and storing it.
 	afterPublishBuild func()
@@ -206,6 +209,7 @@ func (db *DB) Ping(ctx context.Context) error {
 // consistent snapshot that never takes the write lock and never waits for a
 // writer. Every method that only reads uses it.
 func (db *DB) readTx(ctx context.Context, op string, fn func(tx *sqlx.Tx) error) error {
+	db.reads.Add(1)
 	opts := &sql.TxOptions{ReadOnly: true}
 	if db.engine == Postgres {
 		// One snapshot for the whole transaction, as SQLite's deferred
