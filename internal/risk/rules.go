@@ -86,7 +86,8 @@ func ruleTable() []Rule {
 			Terms: vocab("secret-heads"),
 			Text:  "It stores credential material sent in the request (%s).", match: matchRequestSecret},
 		{Name: "credential-material", Code: "credential", Class: Privileged,
-			Applies: "mutations; safe methods only when no response schema tells what they return",
+			Applies: "mutations; safe methods only when no response schema tells what they return, or when it " +
+				"returns the stored value (value, plaintext; for one item a leaf payload or data)",
 			Looks: "literal path segments and operationId words; an oauth/oauth2 path ending in access, token or exchange; " +
 				"not counts or statistics about credentials",
 			Terms: vocab("credential-nouns"),
@@ -353,7 +354,7 @@ func matchCredential(f *facts, terms []string) []string {
 		}
 		// A known response without credential material is metadata,
 		// unless it returns the stored values themselves (environment
-		// variables' "values[].value").
+		// variables' "values[].value", a secret's leaf "payload").
 		if f.respKnown && !f.respValues {
 			return nil
 		}
