@@ -56,7 +56,8 @@ func ruleTable() []Rule {
 			Terms: []string{"connect"},
 			Text:  "Kubernetes marks it as a %s action: a channel into a running workload.", match: matchK8sConnect},
 		{Name: "workload-channel", Code: "channel", Class: Privileged, Applies: "any method, GET included",
-			Looks: "last literal path segment, or the one before a channel transport (/exec/{id}/start, /attach/ws)",
+			Looks: "last literal path segment, or the one before a channel transport (/exec/{id}/start, /attach/ws); " +
+				"not attaching a volume, a payment method or another attachable object",
 			Terms: vocab("channel-words"),
 			Text:  "The operation opens a channel into a running workload (%s); even a GET can run commands.", match: matchChannel},
 		{Name: "access-verb", Code: "verb", Class: Privileged,
@@ -211,7 +212,7 @@ func matchChannel(f *facts, terms []string) []string {
 		seg := f.segments[i]
 		joined, spaced := strings.Join(seg, ""), strings.Join(seg, " ")
 		for _, t := range terms {
-			if joined == t || spaced == t {
+			if (joined == t || spaced == t) && !(t == "attach" && segmentsHaveAny(f, vocab("attachable-objects"))) {
 				return []string{strings.ReplaceAll(t, " ", "")}
 			}
 		}

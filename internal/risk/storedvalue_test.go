@@ -45,3 +45,31 @@ func TestSecretValueUnderAGenericName(t *testing.T) {
 		}
 	}
 }
+
+// TestSecuritySettingsAndAttachables: organisation-wide security settings
+// are PRIVILEGED under every owner path and method that changes them;
+// attaching a volume, a payment method or another attachable object is a
+// WRITE, while attaching to a container or a pod stays a channel.
+func TestSecuritySettingsAndAttachables(t *testing.T) {
+	for _, owner := range []string{"/orgs/{org}", "/organizations/{id}/settings", "/accounts/{id}/security", ""} {
+		for _, setting := range []string{"captcha", "recaptcha", "session-policy", "password-policy", "mfa", "lockout"} {
+			for _, method := range []string{"PUT", "PATCH", "POST"} {
+				path := owner + "/" + setting
+				if a := Classify(op(method, path, "", "")); a.Class != Privileged {
+					t.Errorf("%s %s: %s %v, want PRIVILEGED", method, path, a.Class, a.Codes())
+				}
+			}
+		}
+	}
+	for _, path := range []string{"/volumes/{id}/attach", "/customers/{c}/payment_methods/{pm}/attach",
+		"/v1/payment-methods/{id}/attach", "/projects/{p}/disks/{d}/attach", "/ips/{ip}/attach"} {
+		if a := Classify(op("POST", path, "", "")); a.Class != Write {
+			t.Errorf("POST %s: %s %v, want WRITE", path, a.Class, a.Codes())
+		}
+	}
+	for _, path := range []string{"/containers/{id}/attach", "/api/v1/namespaces/{ns}/pods/{name}/attach", "/containers/{id}/attach/ws"} {
+		if a := Classify(op("POST", path, "", "")); a.Class != Privileged {
+			t.Errorf("POST %s: %s %v, want PRIVILEGED (a channel)", path, a.Class, a.Codes())
+		}
+	}
+}
