@@ -115,8 +115,16 @@ func mergeExtensions(pathLevel, opLevel map[string]json.RawMessage) map[string]j
 	return out
 }
 
-// nodeValue decodes a YAML node into JSON-compatible Go values.
-func nodeValue(n *yaml.Node) any {
+// nodeValue decodes a YAML node into JSON-compatible Go values, the
+// "$ref" keys of literal data the ref checker renamed (literalRefKey)
+// restored: what toolgate reads.
+func nodeValue(n *yaml.Node) any { return decodeNode(n, true) }
+
+// libraryValue is nodeValue for a tree libopenapi reads again: literal
+// data keeps literalRefKey, so the library does not follow it.
+func libraryValue(n *yaml.Node) any { return decodeNode(n, false) }
+
+func decodeNode(n *yaml.Node, restore bool) any {
 	if n == nil {
 		return nil
 	}
@@ -124,40 +132,41 @@ func nodeValue(n *yaml.Node) any {
 	if err := n.Decode(&v); err != nil {
 		return n.Value
 	}
-	return jsonable(v)
+	return jsonable(v, restore)
 }
 
 // jsonable converts YAML's map[any]any (non-string keys, e.g. response
-// codes) into map[string]any so encoding/json accepts it, and restores the
-// "$ref" keys of literal data the ref checker renamed (literalRefKey).
-func jsonable(v any) any {
+// codes) into map[string]any so encoding/json accepts it and, when restore
+// is set, turns literalRefKey back into "$ref".
+func jsonable(v any, restore bool) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, e := range t {
-			t[k] = jsonable(e)
+			t[k] = jsonable(e, restore)
 		}
-		if e, ok := t[literalRefKey]; ok {
-			delete(t, literalRefKey)
-			t["$ref"] = e
-		}
+		restoreLiteralRef(t, restore)
 		return t
 	case map[any]any:
 		m := make(map[string]any, len(t))
 		for k, e := range t {
-			m[fmt.Sprint(k)] = jsonable(e)
+			m[fmt.Sprint(k)] = jsonable(e, restore)
 		}
-		if e, ok := m[literalRefKey]; ok {
-			delete(m, literalRefKey)
-			m["$ref"] = e
-		}
+		restoreLiteralRef(m, restore)
 		return m
 	case []any:
 		for i, e := range t {
-			t[i] = jsonable(e)
+			t[i] = jsonable(e, restore)
 		}
 		return t
 	}
 	return v
+}
+
+func restoreLiteralRef(m map[string]any, restore bool) {
+	if e, ok := m[literalRefKey]; ok && restore {
+		delete(m, literalRefKey)
+		m["$ref"] = e
+	}
 }
 
 // idempotencyHeader names a declared header that carries an idempotency key.

@@ -52,6 +52,9 @@ func countOperations(rc *refChecker, opts Options) error {
 	}
 	limit, count := opts.maxOperations(), 0
 	for i := 0; i+1 < len(paths.Content); i += 2 {
+		if isExtensionKey(paths.Content[i].Value) {
+			continue
+		}
 		item := valueOf(paths.Content[i+1])
 		if ref := mapGet(item, "$ref"); ref != nil && ref.Kind == yaml.ScalarNode {
 			item = rc.pathItemTarget(ref.Value)

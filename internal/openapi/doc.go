@@ -21,7 +21,13 @@
 // literal data it is data: under example, examples (a 3.1 schema's list, an
 // Example Object's value, any 2.0 examples), default, enum, const and x-
 // keys, and a key of a names map (properties, components, media types,
-// status codes...) is a name, so a property called "$ref" is a property.
+// status codes...) is a name, so a property called "$ref" is a property
+// and a header called "x-rate" is a header. Only the Paths object and an
+// operation's Responses object mix names with extensions: an x- key there
+// is an extension, data. Extension values are data in every file of a set:
+// a referenced file the checker rewrote reaches libopenapi with its literal
+// refs still renamed, and the library's own extension rule (any path
+// segment starting with "x-", names included) is off.
 // libopenapi itself follows a $ref under example, default, enum and const,
 // so in the trees it reads such keys are renamed (literalRefKey) and renamed
 // back when toolgate reads the values.
@@ -65,6 +71,15 @@
 // (line and column when known). Syntax errors say "invalid JSON" for a JSON
 // file, worded by encoding/json, and "invalid YAML" otherwise; an unexpected
 // end of input is placed at the end of the last line.
+//
+// # YAML 1.2 line separators
+//
+// YAML 1.2 breaks lines only at LF and CR; NEL (U+0085), LINE SEPARATOR
+// (U+2028) and PARAGRAPH SEPARATOR (U+2029) are content (spec 5.4). The
+// YAML reader follows 1.1 there, so before any decoding each of them is
+// replaced by a character of the same UTF-8 width the text does not
+// contain, and every decoded scalar gets the original back: no position
+// moves.
 //
 // # YAML 1.2 and tabs
 //

@@ -162,6 +162,9 @@ func checkVersion(pf *parsedFile) error {
 // after the ref check, with exactly the files the root reaches (nil when
 // files is not set).
 //
+// Line separators are read as YAML 1.2 reads them: as content
+// (standInSeparators).
+//
 // A set that can only ever be one file (one in-memory file) gets no file
 // system: the library's rolodex then skips per-file indexing, a tenth of
 // the allocations of a large single-file import.
@@ -170,9 +173,13 @@ func newLibDocument(data []byte, rootName string, files bool) (libopenapi.Docume
 	cfg := &datamodel.DocumentConfiguration{
 		AllowRemoteReferences: false,
 		AllowFileReferences:   files,
-		ExcludeExtensionRefs:  true,
-		SkipJSONConversion:    true,
-		Logger:                slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// The ref checker has already made every $ref under an extension
+		// data (neutralize); the library's own exclusion would also drop
+		// the refs under any name that starts with "x-" (a header called
+		// x-rate, a property x-id), which it then reports as missing.
+		ExcludeExtensionRefs: false,
+		SkipJSONConversion:   true,
+		Logger:               slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if files {
 		mem = fstest.MapFS{}
@@ -183,10 +190,12 @@ func newLibDocument(data []byte, rootName string, files bool) (libopenapi.Docume
 		cfg.BasePath = virtualRoot
 		cfg.SpecFilePath = path.Join(virtualRoot, rootName)
 	}
+	data, back := standInSeparators(data)
 	doc, err := libopenapi.NewDocumentWithConfiguration(data, cfg)
 	if err != nil {
 		return nil, nil, &ImportError{Kind: KindInvalid, File: rootName, Msg: firstLine(err), Err: err}
 	}
+	restoreSeparators(doc.GetSpecInfo().RootNode, back)
 	return doc, mem, nil
 }
 

@@ -22,6 +22,9 @@ type parsedFile struct {
 	// fixed is the text after the tabAfterIndent pre-pass, when it was
 	// needed: what libopenapi must read instead of the original bytes.
 	fixed []byte
+	// separators is true when the text holds a line separator
+	// (standInSeparators): the library must not read its bytes as they are.
+	separators bool
 }
 
 // maxExpansionFactor bounds how many nodes a document may have once YAML aliases
@@ -32,7 +35,29 @@ const maxExpansionFactor = 64
 var yamlLineRe = regexp.MustCompile(`line (\d+)(?:, column (\d+))?`)
 
 // parseFile decodes one file into nodes and checks its alias expansion.
+// Line separators are read as YAML 1.2 reads them (standInSeparators).
 func parseFile(name string, data []byte) (*parsedFile, error) {
+	data, back := standInSeparators(data)
+	pf, err := decodeFile(name, data)
+	if err != nil {
+		var ie *ImportError
+		if back != nil && errors.As(err, &ie) {
+			ie.Msg = back.Replace(ie.Msg)
+		}
+		return nil, err
+	}
+	if back != nil {
+		restoreSeparators(pf.root, back)
+		pf.separators = true
+		if pf.fixed != nil {
+			pf.fixed = []byte(back.Replace(string(pf.fixed)))
+		}
+	}
+	return pf, nil
+}
+
+// decodeFile is parseFile on text whose line separators stand in.
+func decodeFile(name string, data []byte) (*parsedFile, error) {
 	if doc := decodeJSON(data); doc != nil {
 		return fileFromNode(name, doc)
 	}
@@ -263,12 +288,19 @@ func checkShape(pf *parsedFile) error {
 		return nil
 	}
 	for i := 0; i+1 < len(paths.Content); i += 2 {
+		if isExtensionKey(paths.Content[i].Value) {
+			continue // an extension of the Paths object: data
+		}
 		if n := valueOf(paths.Content[i+1]); n != nil && n.Kind != yaml.MappingNode {
 			return importErr(KindInvalid, pf.name, n.Line, n.Column, "path item %q must be a mapping, not %s", paths.Content[i].Value, nodeKind(n))
 		}
 	}
 	return nil
 }
+
+// isExtensionKey tells a specification extension ("x-…") among the keys of
+// an object that allows them.
+func isExtensionKey(k string) bool { return strings.HasPrefix(k, "x-") }
 
 // valueOf follows an alias and returns nil for an absent or null value.
 func valueOf(n *yaml.Node) *yaml.Node {

@@ -72,7 +72,10 @@ func (rc *refChecker) reach(name string) {
 	if standInBackslashes(pf, name == rc.root) && name != rc.root {
 		rc.dirty[name] = true
 	}
-	rc.collectIDs(name, pf.root, nil, "", false)
+	if pf.separators && name != rc.root {
+		rc.dirty[name] = true // its bytes would meet the YAML 1.1 reading
+	}
+	rc.collectIDs(name, pf.root, nil, "", keywords)
 }
 
 // isLiteralKey tells keys whose values are data, not OpenAPI objects: a
@@ -89,7 +92,7 @@ func (rc *refChecker) isLiteralKey(parent, k string, v *yaml.Node) bool {
 	case "examples":
 		return rc.specKey == "swagger" || (v != nil && v.Kind != yaml.MappingNode)
 	}
-	return strings.HasPrefix(k, "x-")
+	return isExtensionKey(k)
 }
 
 // nameMaps are keys whose mapping value is keyed by names (of properties,
@@ -104,6 +107,41 @@ var nameMaps = map[string]bool{
 	"paths": true, "webhooks": true, "variables": true,
 }
 
+// keySet tells what the keys of a mapping are, which decides whether a
+// "$ref" or an x- key under it is read as one.
+type keySet uint8
+
+const (
+	// keywords: an OpenAPI or JSON Schema object; an x- key is an extension.
+	keywords keySet = iota
+	// names: a map of names (properties, components, media types…), where
+	// "x-rate" is as good a name as any and its value an object of its own.
+	names
+	// namesAndExtensions: the Paths and Responses objects, maps of names
+	// (paths, status codes) that may also carry extensions.
+	namesAndExtensions
+)
+
+// keysOf is the keySet of v, the value of key k in an object that sits
+// under the key parent: the Responses object is the one of an operation
+// (under a method key); "responses" anywhere else (components, 2.0's
+// top level) is a map of names only.
+func keysOf(parent, k string, v *yaml.Node) keySet {
+	switch {
+	case v == nil || v.Kind != yaml.MappingNode || !nameMaps[k]:
+		return keywords
+	case k == "paths", k == "responses" && operationKeys[parent]:
+		return namesAndExtensions
+	}
+	return names
+}
+
+// isExtension is true for an extension key of a map of keySet keys: its
+// value is data.
+func (ks keySet) isExtension(k string) bool {
+	return ks == namesAndExtensions && isExtensionKey(k)
+}
+
 func pointerOf(toks []string) string {
 	var b strings.Builder
 	for _, t := range toks {
@@ -113,7 +151,7 @@ func pointerOf(toks []string) string {
 	return b.String()
 }
 
-func (rc *refChecker) collectIDs(file string, n *yaml.Node, toks []string, id string, names bool) {
+func (rc *refChecker) collectIDs(file string, n *yaml.Node, toks []string, id string, keys keySet) {
 	parent := ""
 	if len(toks) > 0 {
 		parent = toks[len(toks)-1]
@@ -121,12 +159,12 @@ func (rc *refChecker) collectIDs(file string, n *yaml.Node, toks []string, id st
 	if n == nil || n.Kind != yaml.MappingNode {
 		if n != nil && n.Kind == yaml.SequenceNode {
 			for i, c := range n.Content {
-				rc.collectIDs(file, c, append(toks, strconv.Itoa(i)), id, false)
+				rc.collectIDs(file, c, append(toks, strconv.Itoa(i)), id, keywords)
 			}
 		}
 		return
 	}
-	if !names {
+	if keys == keywords {
 		if v := mapGet(n, "$id"); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" {
 			id = v.Value
 			rc.ids[id] = refTarget{file, pointerOf(toks)}
@@ -142,10 +180,11 @@ func (rc *refChecker) collectIDs(file string, n *yaml.Node, toks []string, id st
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i].Value, n.Content[i+1]
 		switch {
-		case names:
-			rc.collectIDs(file, v, append(toks, k), id, false)
+		case keys.isExtension(k):
+		case keys != keywords:
+			rc.collectIDs(file, v, append(toks, k), id, keywords)
 		case !rc.isLiteralKey(parent, k, v):
-			rc.collectIDs(file, v, append(toks, k), id, nameMaps[k] && v.Kind == yaml.MappingNode)
+			rc.collectIDs(file, v, append(toks, k), id, keysOf(parent, k, v))
 		}
 	}
 }
@@ -158,55 +197,56 @@ func (rc *refChecker) check() error {
 	rc.reach(rc.root)
 	for i := 0; i < len(rc.order); i++ {
 		name := rc.order[i]
-		if err := rc.walk(name, "", false, rc.src.parsed[name].root); err != nil {
+		if err := rc.walk(name, "", keywords, rc.src.parsed[name].root); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// walk visits n, whose key in its parent object is parent; names is true
-// when n's keys are names rather than keywords.
-func (rc *refChecker) walk(file, parent string, names bool, n *yaml.Node) error {
+// walk visits n, whose key in its parent object is parent; keys tells
+// what n's keys are.
+func (rc *refChecker) walk(file, parent string, keys keySet, n *yaml.Node) error {
 	if n == nil {
 		return nil
 	}
 	switch n.Kind {
 	case yaml.SequenceNode:
 		for _, c := range n.Content {
-			if err := rc.walk(file, parent, false, c); err != nil {
+			if err := rc.walk(file, parent, keywords, c); err != nil {
 				return err
 			}
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i].Value, n.Content[i+1]
-			switch {
-			case k == "$ref" && (!names || v.Tag == "!!str"):
-				// In a map of names, "$ref" with a string value is
-				// still a reference to the whole map (SendGrid's
-				// securitySchemes); a property called "$ref" has a
-				// schema as its value.
-				if err := rc.ref(file, n, i); err != nil {
-					return err
-				}
-			case names:
-				if err := rc.walk(file, parent, false, v); err != nil {
-					return err
-				}
-				if err := rc.ref(file, n, i); err != nil {
-					return err
-				}
-			case rc.isLiteralKey(parent, k, v):
-				if neutralize(v) && file != rc.root {
-					rc.dirty[file] = true
-				}
-			default:
-				if err := rc.walk(file, k, nameMaps[k] && v.Kind == yaml.MappingNode, v); err != nil {
-					return err
-				}
+			if err := rc.walkEntry(file, parent, keys, n, i); err != nil {
+				return err
 			}
 		}
+	}
+	return nil
+}
+
+// walkEntry visits the entry at n.Content[i] of a mapping walk visits.
+func (rc *refChecker) walkEntry(file, parent string, keys keySet, n *yaml.Node, i int) error {
+	k, v := n.Content[i].Value, n.Content[i+1]
+	switch {
+	case k == "$ref" && (keys == keywords || v.Tag == "!!str"):
+		// In a map of names, "$ref" with a string value is still a
+		// reference to the whole map (SendGrid's securitySchemes); a
+		// property called "$ref" has a schema as its value.
+		return rc.ref(file, n, i)
+	case keys.isExtension(k) || (keys == keywords && rc.isLiteralKey(parent, k, v)):
+		if neutralize(v) && file != rc.root {
+			rc.dirty[file] = true
+		}
+	case keys != keywords:
+		if err := rc.walk(file, parent, keywords, v); err != nil {
+			return err
+		}
+		return rc.ref(file, n, i)
+	default:
+		return rc.walk(file, k, keysOf(parent, k, v), v)
 	}
 	return nil
 }
@@ -293,7 +333,8 @@ func (rc *refChecker) unresolved(file string, n *yaml.Node, i int, ie *ImportErr
 }
 
 // libraryFiles returns the files other than the root the library may read:
-// the ones reached, rewritten ones re-encoded as JSON.
+// the ones reached, rewritten ones re-encoded as JSON with their literal
+// data still neutralized.
 func (rc *refChecker) libraryFiles() map[string][]byte {
 	out := map[string][]byte{}
 	for _, name := range rc.order {
@@ -302,8 +343,8 @@ func (rc *refChecker) libraryFiles() map[string][]byte {
 		}
 		data := rc.src.raw[name]
 		if rc.dirty[name] {
-			if b, err := json.Marshal(nodeValue(rc.src.parsed[name].root)); err == nil {
-				data = b
+			if b, err := json.Marshal(libraryValue(rc.src.parsed[name].root)); err == nil {
+				data = escapeNEL(b)
 			}
 		}
 		out[name] = data

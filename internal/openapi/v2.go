@@ -16,7 +16,8 @@ import (
 // request body, as in 3.x, so everything downstream sees one shape.
 func (b *builder) fromV2(doc libopenapi.Document) error {
 	m, err := doc.BuildV2Model()
-	if m == nil || err != nil {
+	// As in 3.x (fromV3), a circular schema is bounded, not refused.
+	if m == nil || (err != nil && !onlyCircular(err)) {
 		return modelError(b.file, err)
 	}
 	d := &m.Model

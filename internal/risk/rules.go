@@ -56,7 +56,8 @@ func ruleTable() []Rule {
 			Terms: []string{"connect"},
 			Text:  "Kubernetes marks it as a %s action: a channel into a running workload.", match: matchK8sConnect},
 		{Name: "workload-channel", Code: "channel", Class: Privileged, Applies: "any method, GET included",
-			Looks: "last literal path segment, or the one before a channel transport (/exec/{id}/start, /attach/ws)",
+			Looks: "last literal path segment, or the one before a channel transport (/exec/{id}/start, /attach/ws); " +
+				"not attaching a volume, a payment method or another attachable object",
 			Terms: vocab("channel-words"),
 			Text:  "The operation opens a channel into a running workload (%s); even a GET can run commands.", match: matchChannel},
 		{Name: "access-verb", Code: "verb", Class: Privileged,
@@ -86,7 +87,8 @@ func ruleTable() []Rule {
 			Terms: vocab("secret-heads"),
 			Text:  "It stores credential material sent in the request (%s).", match: matchRequestSecret},
 		{Name: "credential-material", Code: "credential", Class: Privileged,
-			Applies: "mutations; safe methods only when no response schema tells what they return",
+			Applies: "mutations; safe methods only when no response schema tells what they return, or when it " +
+				"returns the stored value (value, plaintext; for one item a leaf payload or data)",
 			Looks: "literal path segments and operationId words; an oauth/oauth2 path ending in access, token or exchange; " +
 				"not counts or statistics about credentials",
 			Terms: vocab("credential-nouns"),
@@ -210,7 +212,7 @@ func matchChannel(f *facts, terms []string) []string {
 		seg := f.segments[i]
 		joined, spaced := strings.Join(seg, ""), strings.Join(seg, " ")
 		for _, t := range terms {
-			if joined == t || spaced == t {
+			if (joined == t || spaced == t) && !(t == "attach" && segmentsHaveAny(f, vocab("attachable-objects"))) {
 				return []string{strings.ReplaceAll(t, " ", "")}
 			}
 		}
@@ -353,7 +355,7 @@ func matchCredential(f *facts, terms []string) []string {
 		}
 		// A known response without credential material is metadata,
 		// unless it returns the stored values themselves (environment
-		// variables' "values[].value").
+		// variables' "values[].value", a secret's leaf "payload").
 		if f.respKnown && !f.respValues {
 			return nil
 		}

@@ -16,10 +16,6 @@ func extractSchemaFacts(f *facts, op *openapi.Operation) {
 	f.respKnown = len(op.ResponseFields) > 0
 	resource := pathNouns(f)
 	f.respSecrets = secretFields(op.ResponseFields, resource, false)
-	f.respValues = slices.ContainsFunc(op.ResponseFields, func(p string) bool {
-		parent, name := splitField(p)
-		return slices.Contains([]string{"value", "values", "plaintext"}, strings.ToLower(name)) && nesting(parent, resource) == 0
-	})
 	f.reqFields = op.RequestFields
 	f.reqSecrets = secretFields(op.RequestFields, resource, true)
 	f.secretWithheld = withheldRE.MatchString(op.Description)
@@ -29,6 +25,7 @@ func extractSchemaFacts(f *facts, op *openapi.Operation) {
 	}
 	path = strings.TrimRight(path, "/")
 	f.endsLiteral = path != "" && !strings.HasSuffix(path, "}")
+	f.respValues = returnsStoredValue(op.ResponseFields, resource, !f.endsLiteral)
 	f.enums = op.RequestEnums
 	if f.segments != nil && len(f.segments[0]) >= 2 && f.segments[0][0] == "well" && f.segments[0][1] == "known" {
 		f.wellKnown = true
@@ -41,6 +38,41 @@ func extractSchemaFacts(f *facts, op *openapi.Operation) {
 			}
 		}
 	}
+}
+
+// storedValueNames name a property that holds the stored value itself;
+// genericValueNames do only when the property is a leaf of one item's
+// response: "data" or "payload" with members of their own is an envelope.
+var (
+	storedValueNames  = []string{"value", "values", "plaintext"}
+	genericValueNames = []string{"payload", "data", "content", "secret_data", "secretdata"}
+)
+
+// returnsStoredValue tells a response that returns the stored values of
+// the operation's own object ("value", "values[].value", "plaintext"; for
+// one item, a leaf "payload" or "data"): on a credential resource
+// (/secrets/{id}) that is the secret itself, not metadata about it.
+func returnsStoredValue(fields, resource []string, item bool) bool {
+	return slices.ContainsFunc(fields, func(p string) bool {
+		parent, name := splitField(p)
+		if nesting(parent, resource) != 0 {
+			return false
+		}
+		name = strings.ToLower(name)
+		if slices.Contains(storedValueNames, name) {
+			return true
+		}
+		return item && slices.Contains(genericValueNames, name) && !hasMembers(fields, p)
+	})
+}
+
+// hasMembers is true when another field path continues p ("data.id",
+// "data[].id").
+func hasMembers(fields []string, p string) bool {
+	base := strings.TrimRight(p, "[]{}")
+	return slices.ContainsFunc(fields, func(q string) bool {
+		return q != p && strings.HasPrefix(q, base) && len(q) > len(base) && strings.ContainsRune(".[{", rune(q[len(base)]))
+	})
 }
 
 // secretFields returns the property paths whose last property holds

@@ -11,5 +11,8 @@ package risk
 // goldens catch matcher changes.
 //
 // History: 1 — the rules before issue 15 (and every tool stored before the
-// rules_version column existed); 2 — signals that generalise (issue 15).
-const RulesVersion = 2
+// rules_version column existed); 2 — signals that generalise (issue 15);
+// 3 — a secret's read returning its value under a generic name (payload,
+// data) and organisation security settings (captcha, lockout) are
+// PRIVILEGED; attaching a volume or a payment method is not a channel.
+const RulesVersion = 3

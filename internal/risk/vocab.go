@@ -67,7 +67,7 @@ func vocabularies() []family {
 				"mfa", "2fa", "tfa", "totp", "otp", "factor", "factors", "authenticator", "authenticators",
 				"webauthn", "scopes", "acl", "acls", "subuser", "subusers", "teammates", "access", "shared", "auth",
 				"authn", "authentication", "identity", "identities", "impersonation", "consent", "consents",
-				"trust", "externalaccounts", "external accounts"}},
+				"trust", "externalaccounts", "external accounts", "captcha", "recaptcha", "lockout"}},
 		{"identity-reads", "identity nouns whose plain reads are harmless (reading users, members, roles or " +
 			"teams is READ); listed so the counter-rule can say which nouns it keeps at READ",
 			[]string{"users", "members", "roles", "teams", "groups"}},
@@ -86,6 +86,13 @@ func vocabularies() []family {
 			"exec and attach, consoles and shells): even a GET can run commands",
 			[]string{"exec", "attach", "portforward", "port forward", "proxy", "shell", "ssh", "console",
 				"terminal", "tty"}},
+		{"attachable-objects", "things that are attached without opening a channel (a volume or disk to a " +
+			"machine, a payment method to a customer, an address or policy to a resource): \"attach\" is a " +
+			"workload channel only when none of them is on the path",
+			[]string{"volume", "volumes", "disk", "disks", "payment", "payments", "card", "cards", "source", "sources",
+				"ip", "ips", "address", "addresses", "interface", "interfaces", "policy", "policies", "network",
+				"networks", "subnet", "subnets", "gateway", "gateways", "certificate", "certificates", "tag", "tags",
+				"file", "files", "attachment", "attachments", "storage", "drive", "drives", "snapshot", "snapshots"}},
 		{"channel-transports", "last segments that open or drive a channel named by the segment before them " +
 			"(/exec/{id}/start, /attach/ws, /exec/{id}/resize)",
 			[]string{"start", "ws", "websocket", "stream", "resize", "stdin", "upgrade", "connect"}},

@@ -130,7 +130,8 @@ type facts struct {
 	// only then can the engine tell a secret read from a metadata read.
 	respKnown bool
 	// respValues is true when the response returns stored values
-	// ("value", "values[].value", "plaintext") of the operation's object.
+	// ("value", "values[].value", "plaintext"; a leaf "payload" or "data"
+	// of one item) of the operation's object (returnsStoredValue).
 	respValues bool
 	// reqFields are the request body's property paths.
 	reqFields []string
