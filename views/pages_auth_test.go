@@ -86,6 +86,18 @@ func TestAccountPage(t *testing.T) {
 		in("[data-testid=managed-by]", hasText("You sign in with Okta")), none("form[action='/account/password']"))
 }
 
+// TestSetPasswordPage: the session opened with an admin-set password asks
+// for the person's own (R10): new password twice, CSRF, errors shown.
+func TestSetPasswordPage(t *testing.T) {
+	m := SetPasswordView{Page: page("Set your password"), Errors: []FormError{{Message: "Choose a password other than the one you were given."}}}
+	wantPage(t, SetPasswordPage(m), "Set your password",
+		in("[data-testid=set-password]", hasText("worked for this one sign-in only")),
+		in("[data-testid=form-error]", hasText("Choose a password other than the one you were given.")),
+		postForm("/account/set-password",
+			in("input#password[type=password][autocomplete=new-password][minlength='12']"), in("input#password_confirm[type=password]"),
+			in("button[type=submit]", hasText("Set password"))))
+}
+
 // TestLayout: the signed-in frame has the menu with the navigation (the
 // active entry marked, badges counted), the account link and a sign-out
 // form; HTMX gets the CSRF token as a header.

@@ -50,13 +50,34 @@ func TestBundlesPage(t *testing.T) {
 			none("form[action='/bundles/3/rollback']")),
 		in("tr[data-testid=history-row]:has(a[href='/bundles/2/download'])", hasText("rollback of v1"),
 			in("[data-testid=push-status][data-state=pushed]", hasText("pushed to oci://registry.local/toolgate")),
-			postForm("/bundles/2/rollback", in("input[type=checkbox][name=confirm][required]"))),
+			// Rollback is confirmed on its own page, which shows what the gate leaves out (R14).
+			in("a[data-testid=rollback-link][href='/bundles/2/rollback']", hasText("Republish v2 as new version")),
+			none("form[action='/bundles/2/rollback']")),
 		in("tr[data-testid=history-row]:has(a[href='/bundles/1/download'])", hasText("not pushed")))
 	viewer := BundlesView{Page: page("Bundles"), History: h[:1]}
 	wantPage(t, BundlesPage(viewer), "Bundles",
 		in("p[data-testid=current-version]", hasText("Nothing has been published yet")),
 		in("#next-bundle[hx-get='/bundles/next'][hx-trigger=load] a[href='/bundles/next']"),
-		none("[data-testid=compare-form]"), none("[data-testid=registry]"), none("form[action$='/rollback']"))
+		none("[data-testid=compare-form]"), none("[data-testid=registry]"), none("form[action$='/rollback']"),
+		none("[data-testid=rollback-link]"))
+}
+
+// TestRollbackPage: the confirmation names what the gate leaves out, with
+// the reason (escaped) and the way to the tool's policy page, and posts the
+// rollback with CSRF and a required confirmation.
+func TestRollbackPage(t *testing.T) {
+	m := RollbackView{Page: page("Rollback"), From: 2, Next: 5, ToolCount: 3,
+		Changes:  ChangesView{ToolsRemoved: []string{"pets_delete"}},
+		Withheld: []WithheldRow{{Tool: "pets_delete", Reason: "DESTRUCTIVE and exposed without an approved change request " + evil}}}
+	wantPage(t, RollbackPage(m), "Republish v2 as v5",
+		in("[data-testid=rollback] p.hint", hasText("(3 tools)")),
+		in("ul[data-testid=rollback-withheld] li[data-testid=withheld-tool]",
+			in("code", hasText("pets_delete")), hasText("without an approved change request "+evil),
+			in("a[href='/tools/pets_delete/policy']", hasText("Review pets_delete and request approval"))),
+		postForm("/bundles/2/rollback", hasAttr("data-testid", "rollback-form"),
+			in("input[type=checkbox][name=confirm][required]"), in("button.danger", hasText("Republish v2 as v5"))))
+	nothingOut := RollbackView{Page: page("Rollback"), From: 1, Next: 2, ToolCount: 1, Changes: ChangesView{Empty: true}}
+	wantPage(t, RollbackPage(nothingOut), "Republish v1 as v2", none("[data-testid=rollback-withheld]"), postForm("/bundles/1/rollback"))
 }
 
 // TestNextBundlePage: the preview without JavaScript lists each change and
