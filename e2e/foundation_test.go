@@ -89,8 +89,8 @@ func TestFoundation(t *testing.T) {
 	fillLogin(t, vpage, "viewer@example.com", "viewer password 1")
 	visible(t, vpage.GetByRole("heading", playwright.PageGetByRoleOptions{Name: "Set your password"}))
 	shot(t, vpage, "07-set-password")
-	must(t, vpage.GetByLabel("Your new password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill("the viewer's own password"))
-	must(t, vpage.GetByLabel("Repeat Your new password").Fill("the viewer's own password"))
+	must(t, vpage.GetByLabel("New password", playwright.PageGetByLabelOptions{Exact: playwright.Bool(true)}).Fill("the viewer's own password"))
+	must(t, vpage.GetByLabel("Repeat new password").Fill("the viewer's own password"))
 	must(t, vpage.GetByRole("button", playwright.PageGetByRoleOptions{Name: "Set password"}).Click())
 	visible(t, vpage.GetByTestId("dashboard"))
 

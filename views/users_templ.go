@@ -898,7 +898,7 @@ func SetPasswordPage(m SetPasswordView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = NewPasswordFields("password", "Your new password").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = NewPasswordFields("password", "New password").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
