@@ -21,10 +21,10 @@ func TestSecretValueUnderAGenericName(t *testing.T) {
 					t.Errorf("%s returning %s: %s %v, want PRIVILEGED", path, name, a.Class, a.Codes())
 				}
 			})
+			if name == "value" {
+				continue // "value" is the stored value whatever it holds: no envelope reading
+			}
 			t.Run(fmt.Sprintf("%s %s envelope", path, name), func(t *testing.T) {
-				if name == "value" {
-					t.Skip("value is the stored value whatever it holds")
-				}
 				o := op("GET", path, "", "")
 				o.ResponseFields = []string{name, name + ".id", name + ".created_at"}
 				if a := Classify(o); a.Class != Read {
