@@ -33,6 +33,10 @@ const (
 	FieldKeyArgument      = "idempotency_key.argument"
 	FieldBreakerThreshold = "circuit_breaker.threshold"
 	FieldBreakerResetMS   = "circuit_breaker.reset_ms"
+	FieldGroups           = "groups"
+	// FieldConditions is the prefix of one condition's field,
+	// "conditions[0]", "conditions[1]" …
+	FieldConditions = "conditions"
 )
 
 // Diff lists the fields that differ between two stored policies, in a fixed
@@ -63,6 +67,10 @@ func Diff(before, after Policy) []FieldChange {
 	add(FieldKeyArgument, keyField(bk, func(k *IdempotencyKey) string { return k.Argument }), keyField(ak, func(k *IdempotencyKey) string { return k.Argument }))
 	add(FieldBreakerThreshold, strconv.Itoa(before.Breaker.Threshold), strconv.Itoa(after.Breaker.Threshold))
 	add(FieldBreakerResetMS, strconv.Itoa(before.Breaker.ResetMS), strconv.Itoa(after.Breaker.ResetMS))
+	add(FieldGroups, groupsText(before.Groups), groupsText(after.Groups))
+	for i := range max(len(before.Conditions), len(after.Conditions)) {
+		add(FieldConditions+"["+strconv.Itoa(i)+"]", conditionText(before.Conditions, i), conditionText(after.Conditions, i))
+	}
 	return out
 }
 
@@ -104,4 +112,25 @@ func retryOnText(on []int) string {
 		parts[i] = strconv.Itoa(v)
 	}
 	return strings.Join(parts, ",")
+}
+
+// groupsText is a group list as a set: sorted, comma separated, "any"
+// when empty.
+func groupsText(groups []string) string {
+	if len(groups) == 0 {
+		return "any"
+	}
+	s := slices.Clone(groups)
+	slices.Sort(s)
+	return strings.Join(slices.Compact(s), ", ")
+}
+
+// conditionText is condition i as "effect: expr — message", "none" past
+// the end.
+func conditionText(cs []Condition, i int) string {
+	if i >= len(cs) {
+		return "none"
+	}
+	c := cs[i]
+	return c.Effect + ": " + c.Expr + " — " + c.Message
 }

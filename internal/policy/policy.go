@@ -20,6 +20,30 @@ type Policy struct {
 	// IdempotencyKey is nil when no key is sent.
 	IdempotencyKey *IdempotencyKey `json:"idempotency_key"`
 	Breaker        Breaker         `json:"circuit_breaker"`
+	// Groups names the principal groups allowed to call the tool; empty
+	// means every caller the runtime admits. Enforced by runtimes on bundle
+	// format v2 only (see internal/bundle's doc).
+	Groups []string `json:"groups,omitempty"`
+	// Conditions are argument rules the runtime evaluates, in order, before
+	// any request is sent; the first that refuses decides. Bundle v2 only.
+	Conditions []Condition `json:"conditions,omitempty"`
+}
+
+// Condition effects.
+const (
+	// ConditionDeny refuses the call when Expr is true.
+	ConditionDeny = "deny"
+	// ConditionAllowOnly refuses the call unless Expr is true.
+	ConditionAllowOnly = "allow_only"
+)
+
+// Condition is one argument rule: a CEL expression over args (typed from
+// the tool's input schema) and principal, with the message an agent gets
+// when the rule refuses a call.
+type Condition struct {
+	Effect  string `json:"effect"`
+	Expr    string `json:"expr"`
+	Message string `json:"message"`
 }
 
 // Retry configures automatic retries (R3, R4).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/principal"
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
@@ -22,7 +23,7 @@ const ClassOK = "OK"
 func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *executor.Result {
 	s := r.snap.Load()
 	var res *executor.Result
-	if err := r.refusal(s, name, r.opts.Now()); err != nil {
+	if err := r.refusal(s, name, principal.FromContext(ctx), r.opts.Now()); err != nil {
 		res = &executor.Result{Tool: name, Err: err}
 	} else {
 		res = s.exec.Call(ctx, name, args)
@@ -31,11 +32,12 @@ func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *e
 	return res
 }
 
-// refusal returns the error for a tool the runtime must not call now: no
-// bundle, not in the bundle, bundle expired, or a DESTRUCTIVE/PRIVILEGED
-// tool while the bundle is stale (R11). The class is TOOL_NOT_EXPOSED —
+// refusal returns the error for a tool the runtime must not call now for
+// principal p: no bundle, not in the bundle, bundle expired, or a
+// DESTRUCTIVE/PRIVILEGED tool while the bundle is stale (R11). It is the
+// one decision behind tools/list (filterList, reconcile) and tools/call. The class is TOOL_NOT_EXPOSED —
 // nothing was sent — with a message saying which rule applied.
-func (r *Runtime) refusal(s *snapshot, name string, now time.Time) *executor.Error {
+func (r *Runtime) refusal(s *snapshot, name string, p principal.Principal, now time.Time) *executor.Error {
 	if s == nil {
 		return notExposed("no verified bundle yet: the runtime has not received one from the console",
 			"Wait for the runtime to fetch a bundle, then list the tools again.")
@@ -69,10 +71,11 @@ func notExposed(msg, instruction string) *executor.Error {
 	return &executor.Error{Class: executor.ClassToolNotExposed, Message: msg, Instruction: instruction}
 }
 
-// visible reports whether tools/list shows t now: the same rule as
-// refusal, so a listed tool is a callable one.
+// visible reports whether the server's tool list holds t now, for some
+// principal: the principal-independent part of refusal (filterList removes
+// per request what one principal may not call).
 func (r *Runtime) visible(s *snapshot, t *bundle.Tool, now time.Time) bool {
-	return r.refusal(s, t.Name, now) == nil
+	return r.refusal(s, t.Name, principal.Principal{Kind: principal.Anonymous}, now) == nil
 }
 
 // nextBoundary is how long until the visible tool set changes by the
@@ -107,7 +110,11 @@ func (r *Runtime) observe(ctx context.Context, res *executor.Result) {
 	if res.Err != nil {
 		level = slog.LevelWarn
 	}
-	r.log.LogAttrs(ctx, level, "tool call", slog.String("tool", res.Tool), slog.String("class", class),
+	attrs := []slog.Attr{slog.String("tool", res.Tool), slog.String("class", class),
 		slog.Int("status", res.Status), slog.Int("attempts", res.Attempts),
-		slog.Int64("duration_ms", res.Duration.Milliseconds()))
+		slog.Int64("duration_ms", res.Duration.Milliseconds())}
+	if p := principal.FromContext(ctx); p.Authenticated() {
+		attrs = append(attrs, slog.String("principal", string(p.Kind)+":"+p.Subject))
+	}
+	r.log.LogAttrs(ctx, level, "tool call", attrs...)
 }

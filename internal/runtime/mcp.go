@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/principal"
 )
 
 // listing is the MCP definition of one bundle tool, made once per change
@@ -61,6 +62,37 @@ func newMCPServer(opts Options) *mcp.Server {
 			// arrives, so clients subscribe to the change notifications.
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		})
+}
+
+// principalOf is who sent an MCP request: the principal the endpoint's
+// verifier stored in the token information, the anonymous one on an
+// endpoint that authenticates nobody.
+func (r *Runtime) principalOf(extra *mcp.RequestExtra) principal.Principal {
+	if extra == nil {
+		return principal.Principal{Kind: principal.Anonymous}
+	}
+	return principal.FromTokenInfo(extra.TokenInfo)
+}
+
+// filterList is a receiving middleware that removes from a tools/list
+// result every tool the requesting principal may not call, by the same
+// decision tools/call takes (callable), so a tool hidden from the list is
+// never callable and a listed one is.
+func (r *Runtime) filterList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "tools/list" || err != nil {
+			return res, err
+		}
+		list, ok := res.(*mcp.ListToolsResult)
+		if !ok {
+			return res, err
+		}
+		p := r.principalOf(req.GetExtra())
+		s, now := r.snap.Load(), r.opts.Now()
+		list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return r.refusal(s, t.Name, p, now) != nil })
+		return list, nil
+	}
 }
 
 // reconcile makes the MCP server's tool list equal to the tools visible
@@ -207,6 +239,7 @@ func inputSchema(t *bundle.Tool) json.RawMessage {
 // the agent sees the class and the instruction instead of a protocol error.
 func (r *Runtime) toolHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = principal.NewContext(ctx, r.principalOf(req.Extra))
 		args, err := decodeArguments(req.Params.Arguments)
 		if err != nil {
 			res := &executor.Result{Tool: name, Err: &executor.Error{Class: executor.ClassInvalidArguments,

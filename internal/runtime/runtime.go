@@ -171,6 +171,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r.metrics = newMetrics(r)
 	r.server = newMCPServer(opts)
+	r.server.AddReceivingMiddleware(r.filterList)
 	if err := r.loadKeys(); err != nil {
 		return nil, fmt.Errorf("runtime: %w", err)
 	}
