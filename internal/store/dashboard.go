@@ -54,17 +54,7 @@ type DashboardQuery struct {
 func (db *DB) Dashboard(ctx context.Context, q DashboardQuery) (*DashboardFacts, error) {
 	f := &DashboardFacts{Tools: map[string]int{}, Exposed: map[string]int{}}
 	err := db.readTx(ctx, "dashboard", func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &f.Sources, `SELECT count(*) FROM sources`); err != nil {
-			return err
-		}
-		if err := dashboardTools(ctx, tx, f); err != nil {
-			return err
-		}
-		if err := tx.GetContext(ctx, &f.LowerVerdicts, `SELECT count(*) FROM tools WHERE removed_at IS NULL
-			AND risk_override_by = '' AND `+classRank("detected_class")+` < `+classRank("class")); err != nil {
-			return err
-		}
-		if err := tx.GetContext(ctx, &f.Pending, `SELECT count(*) FROM change_requests WHERE status = 'pending'`); err != nil {
+		if err := db.dashboardCounts(ctx, tx, f); err != nil {
 			return err
 		}
 		var err error

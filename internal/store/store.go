@@ -106,6 +106,9 @@ type DB struct {
 	// local counts this process's commits that in-memory caches follow
 	// (served.go).
 	local localChanges
+	// counts caches scan-sized counts per publish generation
+	// (counts_cache.go).
+	counts countsCache
 	// reads counts the read transactions begun (ReadTransactions).
 	reads atomic.Uint64
 	// afterPublishBuild, when set (tests), runs between building a bundle

@@ -113,7 +113,8 @@ func (db *DB) ListTools(ctx context.Context, q ToolQuery) (*ToolPage, error) {
 	out := &ToolPage{}
 	err := db.readTx(ctx, "list tools", func(tx *sqlx.Tx) error {
 		where, args := q.where()
-		if err := tx.GetContext(ctx, &out.Total, `SELECT count(*)`+toolFrom+where, args...); err != nil {
+		var err error
+		if out.Total, err = db.toolsTotal(ctx, tx, q, where, args); err != nil {
 			return err
 		}
 		order, _ := toolSortSQL(q.Sort) // Normalize chose a known key
