@@ -20,7 +20,7 @@ func (s *Server) routes() {
 	// form; upload routes skip both and get uploadGuard after their role
 	// check instead (bodylimit.go). A person whose password an admin set
 	// reaches nothing but the set-password page (ownPasswordFirst).
-	e.Use(s.logRequests, s.recoverPanics, securityHeaders, varyOnHTMX, limitBodies, s.csrf(), s.loadSession, ownPasswordFirst)
+	e.Use(traceRequests, s.logRequests, s.recoverPanics, securityHeaders, varyOnHTMX, limitBodies, s.csrf(), s.loadSession, ownPasswordFirst)
 
 	// Anyone, signed in or not.
 	e.GET("/healthz", s.healthz)

@@ -73,6 +73,11 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		return Exit(2, err)
 	}
 	defer closeListeners(mcpLn, metricsLn)
+	stopTracing, err := startTracing(ctx, logger, "toolgate-runtime")
+	if err != nil {
+		return Exit(2, err)
+	}
+	defer stopTracing()
 	rt, err := runtime.New(opts)
 	if err != nil {
 		return Exit(2, err)

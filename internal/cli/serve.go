@@ -46,6 +46,11 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	if apiLn != nil {
 		defer apiLn.Close()
 	}
+	stopTracing, err := startTracing(ctx, logger, "toolgate-console")
+	if err != nil {
+		return Exit(2, err)
+	}
+	defer stopTracing()
 	cfg = cfg.WithListenAddr(ln.Addr())
 	fixes, err := secureDataDir(cfg.DataDir, cfg.DatabaseURL == "")
 	if err != nil {

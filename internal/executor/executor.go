@@ -213,6 +213,7 @@ func (e *Executor) call(ctx context.Context, r *Result, start time.Time, args ma
 		r.Err = newError(ClassInvalidArguments, false, 0, err.Error())
 		return
 	}
+	injectTrace(ctx, p.header)
 	deadline := start.Add(time.Duration(t.policy.DeadlineMS) * time.Millisecond)
 	if d, ok := ctx.Deadline(); ok {
 		// The caller's deadline is on the wall clock; carry it over to the

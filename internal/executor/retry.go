@@ -43,6 +43,7 @@ func (e *Executor) attempts(ctx context.Context, t *tool, p *prepared, deadline 
 		}
 		out := e.attempt(ctx, t, p, timeout)
 		done(out.health)
+		traceAttempt(ctx, n, t, p, &out)
 		if !out.unsent {
 			r.Attempts++
 		}

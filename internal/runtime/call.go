@@ -22,13 +22,14 @@ const ClassOK = "OK"
 // It never returns nil.
 func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *executor.Result {
 	s := r.snap.Load()
+	ctx, span := startCallSpan(ctx, s, name)
 	var res *executor.Result
 	if err := r.refusal(s, name, principal.FromContext(ctx), r.opts.Now()); err != nil {
 		res = &executor.Result{Tool: name, Err: err}
 	} else {
 		res = s.exec.Call(ctx, name, args)
 	}
-	r.observe(ctx, res)
+	endCallSpan(span, res, r.observe(ctx, res))
 	return res
 }
 
@@ -99,8 +100,8 @@ func (r *Runtime) nextBoundary() (time.Duration, bool) {
 	return next, ok
 }
 
-// observe logs and counts one finished call.
-func (r *Runtime) observe(ctx context.Context, res *executor.Result) {
+// observe logs and counts one finished call and returns its class label.
+func (r *Runtime) observe(ctx context.Context, res *executor.Result) string {
 	class := ClassOK
 	if res.Err != nil {
 		class = string(res.Err.Class)
@@ -117,4 +118,5 @@ func (r *Runtime) observe(ctx context.Context, res *executor.Result) {
 		attrs = append(attrs, slog.String("principal", string(p.Kind)+":"+p.Subject))
 	}
 	r.log.LogAttrs(ctx, level, "tool call", attrs...)
+	return class
 }

@@ -239,7 +239,7 @@ func inputSchema(t *bundle.Tool) json.RawMessage {
 // the agent sees the class and the instruction instead of a protocol error.
 func (r *Runtime) toolHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx = principal.NewContext(ctx, r.principalOf(req.Extra))
+		ctx = principal.NewContext(withCallerTrace(ctx, req.Params.Meta), r.principalOf(req.Extra))
 		args, err := decodeArguments(req.Params.Arguments)
 		if err != nil {
 			res := &executor.Result{Tool: name, Err: &executor.Error{Class: executor.ClassInvalidArguments,
