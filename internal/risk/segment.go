@@ -85,15 +85,28 @@ func dictionary() (map[string]bool, int) {
 // Words of fewer than six letters are never split: the short glued terms
 // the rules need ("tfa", "2fa") are dictionary words of their own.
 func segment(w string) []string {
+	if p, ok := glued(w); ok {
+		return p
+	}
+	return []string{w}
+}
+
+// glued returns the pieces of w and true when segment splits it; false,
+// without allocating, when w stays whole (nearly every word).
+func glued(w string) ([]string, bool) {
 	dict, maxLen := dictionary()
 	if len(w) < 6 || dict[w] || !isLowerASCII(w) {
-		return []string{w}
+		return nil, false
 	}
 	// best[i] is the fewest pieces that cover w[:i]; from[i] where the last
-	// piece starts.
+	// piece starts (on the stack for ordinary word lengths).
 	n := len(w)
-	best := make([]int, n+1)
-	from := make([]int, n+1)
+	var bestBuf, fromBuf [64]int
+	best, from := bestBuf[:0], fromBuf[:0]
+	if n+1 > len(bestBuf) {
+		best, from = make([]int, 0, n+1), make([]int, 0, n+1)
+	}
+	best, from = best[:n+1], from[:n+1]
 	for i := 1; i <= n; i++ {
 		best[i] = -1
 		for j := max(0, i-maxLen); j <= i-2; j++ {
@@ -106,22 +119,27 @@ func segment(w string) []string {
 		}
 	}
 	if best[n] < 2 {
-		return []string{w}
-	}
-	out := make([]string, best[n])
-	for i, k := n, best[n]-1; i > 0; i, k = from[i], k-1 {
-		out[k] = w[from[i]:i]
+		return nil, false
 	}
 	// Split only when a piece is a risk noun: segmentation exists to find
 	// "keys" in "sshkeys", and an ordinary word that happens to be two
 	// dictionary words ("append" = app + end) stays whole.
 	nouns := riskNouns()
-	for _, p := range out {
-		if nouns[p] {
-			return out
+	noun := false
+	for i := n; i > 0; i = from[i] {
+		if nouns[w[from[i]:i]] {
+			noun = true
+			break
 		}
 	}
-	return []string{w}
+	if !noun {
+		return nil, false
+	}
+	out := make([]string, best[n])
+	for i, k := n, best[n]-1; i > 0; i, k = from[i], k-1 {
+		out[k] = w[from[i]:i]
+	}
+	return out, true
 }
 
 var (

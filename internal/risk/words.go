@@ -15,6 +15,17 @@ import (
 // boundaries ("deleteTask" → delete, task; "TLSCertificate" → tls,
 // certificate). Digits stay attached to their word ("oauth2").
 func words(s string) []string {
+	var ws []string
+	if isASCII(s) {
+		ws = asciiWords(s)
+	} else {
+		ws = runeWords(s)
+	}
+	return splitGlued(mergeCompounds(ws))
+}
+
+// runeWords is words' split before joining compounds and segmenting.
+func runeWords(s string) []string {
 	var out []string
 	rs := []rune(s)
 	start := -1
@@ -44,35 +55,103 @@ func words(s string) []string {
 		}
 	}
 	flush(len(rs))
-	return splitGlued(mergeCompounds(out))
+	return out
 }
+
+// asciiWords is words' split for ASCII names (nearly all of them), on the
+// bytes of s: a word already lower-case is a substring of s, not a copy.
+// It splits exactly where runeWords does.
+func asciiWords(s string) []string {
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			out = append(out, strings.ToLower(s[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isAlnum(c) {
+			flush(i)
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		prev := s[i-1]
+		lowerToUpper := isUpper(c) && (isLower(prev) || isDigit(prev))
+		acronymEnd := isUpper(c) && isUpper(prev) && i+1 < len(s) && isLower(s[i+1])
+		if lowerToUpper || acronymEnd {
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isAlnum(c byte) bool { return isUpper(c) || isLower(c) || isDigit(c) }
 
 // mergeCompounds joins camelCase pieces that form one protected word again:
 // "OpenID" splits into open + id, but it is the protocol, not the verb.
+// ws is returned as it is when nothing joins.
 func mergeCompounds(ws []string) []string {
 	if len(ws) < 2 {
 		return ws
 	}
 	compounds := vocab("compounds")
-	out := ws[:0:0]
+	var out []string // nil until a pair joins
 	for i := 0; i < len(ws); i++ {
-		if i+1 < len(ws) && slices.Contains(compounds, ws[i]+ws[i+1]) {
+		if i+1 < len(ws) && isCompound(compounds, ws[i], ws[i+1]) {
+			if out == nil {
+				out = append(make([]string, 0, len(ws)-1), ws[:i]...)
+			}
 			out = append(out, ws[i]+ws[i+1])
 			i++
 			continue
 		}
-		out = append(out, ws[i])
+		if out != nil {
+			out = append(out, ws[i])
+		}
+	}
+	if out == nil {
+		return ws
 	}
 	return out
+}
+
+// isCompound reports whether a+b is one of compounds, without building it.
+func isCompound(compounds []string, a, b string) bool {
+	return slices.ContainsFunc(compounds, func(c string) bool {
+		return len(c) == len(a)+len(b) && c[:len(a)] == a && c[len(a):] == b
+	})
 }
 
 // splitGlued segments run-together words ("apikeys" → api, keys).
 func splitGlued(ws []string) []string {
 	for i, w := range ws {
-		if p := segment(w); len(p) > 1 {
-			out := slices.Clone(ws[:i])
-			for _, w := range ws[i:] {
-				out = append(out, segment(w)...)
+		if p, ok := glued(w); ok {
+			out := append(slices.Clone(ws[:i]), p...)
+			for _, w := range ws[i+1:] {
+				if p, ok := glued(w); ok {
+					out = append(out, p...)
+				} else {
+					out = append(out, w)
+				}
 			}
 			return out
 		}
