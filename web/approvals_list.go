@@ -106,7 +106,7 @@ func refusalProblem(err error) (int, []views.FormError, bool) {
 		return status, errs, ok
 	}
 	if apperr.CodeOf(err) == apperr.Forbidden {
-		return statusOf[apperr.Forbidden], []views.FormError{{Message: apperr.MessageOf(err)}}, true
+		return apperr.HTTPStatus(apperr.Forbidden), []views.FormError{{Message: apperr.MessageOf(err)}}, true
 	}
 	return 0, nil, false
 }

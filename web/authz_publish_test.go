@@ -96,7 +96,7 @@ func TestRuntimeAPIAuthorization(t *testing.T) {
 					t.Errorf("%s: the API set a cookie", c.who)
 				}
 				if rec.Code >= 400 {
-					var body apiErrorBody
+					var body struct{ Error, Message string }
 					if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error == "" || body.Message == "" {
 						t.Errorf("%s: error body %q is not the JSON error", c.who, rec.Body.String())
 					}

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"path/filepath"
 	"testing"
 
@@ -14,18 +12,23 @@ import (
 )
 
 // newPublishApp is newTestApp with a signing key directory, as serve has.
-func newPublishApp(t *testing.T) *testApp {
+func newPublishApp(t *testing.T, opts ...func(*Deps)) *testApp {
 	t.Helper()
-	a := newTestApp(t, true)
-	keys := &keyring.Files{Dir: bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, DB: a.db}
-	srv, err := New(context.Background(), Deps{Store: a.db, Logger: slog.New(slog.NewTextHandler(a.log, nil)),
-		Config: testConfig(), SessionKeys: [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)}, Keys: keys})
-	if err != nil {
-		t.Fatal(err)
+	db := store.MustOpen(t)
+	withKeys := func(d *Deps) {
+		d.Keys = &keyring.Files{Dir: bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, DB: db}
 	}
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	a.srv = srv
-	return a
+	return newTestAppWith(t, db, true, append([]func(*Deps){withKeys}, opts...)...)
+}
+
+// bearer is the header of a runtime's fetch: its token and more
+// key/value pairs.
+func bearer(token string, more ...string) map[string]string {
+	h := map[string]string{"Authorization": "Bearer " + token}
+	for i := 0; i+1 < len(more); i += 2 {
+		h[more[i]] = more[i+1]
+	}
+	return h
 }
 
 // exposeTool adds an exposed READ tool of the "orders" source.

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/views"
 )
@@ -74,5 +75,5 @@ func (s *Server) bundlesDownload(c echo.Context) error {
 	h := c.Response().Header()
 	h.Set("Content-Disposition", `attachment; filename="toolgate-bundle-v`+strconv.FormatInt(v, 10)+`.jws"`)
 	h.Set("ETag", rec.ETag)
-	return c.Blob(http.StatusOK, joseType, []byte(rec.Signed))
+	return c.Blob(http.StatusOK, bundle.MediaTypeJOSE, []byte(rec.Signed))
 }

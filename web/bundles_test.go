@@ -167,9 +167,9 @@ func TestTokensAndRuntimesPages(t *testing.T) {
 	a.exposeTool("list_orders")
 	a.publish("")
 	a.publish("")
-	h := map[string]string{"Authorization": "Bearer " + secret, headerInstanceID: "pod-7", headerRuntimeName: "checkout", headerBundleVersion: "1"}
+	h := map[string]string{"Authorization": "Bearer " + secret, "X-Toolgate-Instance-Id": "pod-7", "X-Toolgate-Runtime-Name": "checkout", "X-Toolgate-Bundle-Version": "1"}
 	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 200)
-	a.srv.pub.fleet.flush(t.Context())
+	a.api.Flush(t.Context())
 	rec = a.do(request{method: "GET", path: "/runtimes", cookie: a.sessionCookie("viewer")})
 	wantStatus(t, rec, 200)
 	wantBody(t, rec, "pod-7", "checkout", `data-testid="behind">1 behind`, "10m0s")

@@ -1,29 +1,14 @@
 package web
 
 import (
-	"context"
-	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/httperr"
 	"github.com/toolgate/toolgate/views"
 )
-
-// statusOf maps error codes to HTTP statuses. It is the only place that does.
-var statusOf = map[string]int{
-	apperr.Invalid:      http.StatusBadRequest,
-	apperr.Unauthorized: http.StatusUnauthorized,
-	apperr.Forbidden:    http.StatusForbidden,
-	apperr.NotFound:     http.StatusNotFound,
-	apperr.Conflict:     http.StatusConflict,
-	apperr.Unavailable:  http.StatusServiceUnavailable,
-	apperr.TooLarge:     http.StatusRequestEntityTooLarge,
-	apperr.Internal:     http.StatusInternalServerError,
-}
 
 var headingOf = map[int]string{
 	http.StatusBadRequest:            "That did not work",
@@ -43,7 +28,7 @@ var headingOf = map[int]string{
 // get a fragment retargeted to #flash, others a full page. An anonymous GET
 // of a protected page is sent to the sign-in page instead.
 func (s *Server) handleError(err error, c echo.Context) {
-	if c.Response().Committed || answeredClientGone(c, err) {
+	if c.Response().Committed || httperr.ClientGone(c, err) {
 		return
 	}
 	if tooLarge := bodyOverLimit(c); tooLarge != nil {
@@ -72,43 +57,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 }
 
-// statusClientClosed is the status recorded for a request whose client
-// closed the connection before the answer (nginx's 499): nothing is sent,
-// and it is no server error.
-const statusClientClosed = 499
-
-// answeredClientGone records statusClientClosed and reports true when err
-// is the request's own context ending because its client went away: a
-// database call cut short by it is not an internal error, and the access
-// log says what happened (status 499, error client_closed, at info).
-func answeredClientGone(c echo.Context, err error) bool {
-	if !errors.Is(err, context.Canceled) || !errors.Is(c.Request().Context().Err(), context.Canceled) {
-		return false
-	}
-	c.Response().WriteHeader(statusClientClosed)
-	return true
-}
-
 // classify returns the status and the message to show for err.
 func (s *Server) classify(err error, c echo.Context) (int, string) {
-	var he *echo.HTTPError
-	if errors.As(err, &he) && apperr.CodeOf(err) == apperr.Internal {
-		// echo's own errors (no route, wrong method, bad body): a client
-		// problem with a fixed text, never internal details.
-		if he.Code >= 500 {
-			s.logInternal(c, err)
-			return he.Code, apperr.MessageOf(errors.New("internal"))
-		}
-		return he.Code, http.StatusText(he.Code) + "."
-	}
-	code := apperr.CodeOf(err)
-	if code == apperr.Internal {
+	a := httperr.Classify(err)
+	if a.Internal {
 		s.logInternal(c, err)
 	}
-	return statusOf[code], apperr.MessageOf(err)
+	return a.Status, a.Message
 }
 
-func (s *Server) logInternal(c echo.Context, err error) {
-	s.deps.Logger.LogAttrs(c.Request().Context(), slog.LevelError, "internal error",
-		slog.String("method", c.Request().Method), slog.String("path", c.Request().URL.Path), slog.String("err", err.Error()))
-}
+func (s *Server) logInternal(c echo.Context, err error) { httperr.LogInternal(s.deps.Logger, c, err) }

@@ -49,7 +49,7 @@ func formRoles(c echo.Context) ([]auth.Role, error) {
 func formProblem(err error) (status int, errs []views.FormError, ok bool) {
 	switch code := apperr.CodeOf(err); code {
 	case apperr.Invalid, apperr.Conflict:
-		return statusOf[code], []views.FormError{{Message: apperr.MessageOf(err)}}, true
+		return apperr.HTTPStatus(code), []views.FormError{{Message: apperr.MessageOf(err)}}, true
 	}
 	return 0, nil, false
 }

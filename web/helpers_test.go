@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/config"
+	"github.com/toolgate/toolgate/internal/runtimeapi"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -37,6 +38,7 @@ var testHash = sync.OnceValue(func() string {
 type testApp struct {
 	t     *testing.T
 	srv   *Server
+	api   *runtimeapi.Service // mounted at /api/
 	db    *store.DB
 	log   *bytes.Buffer
 	users map[string]*store.User // by role name; "anonymous" absent
@@ -75,6 +77,10 @@ func newTestAppWith(t *testing.T, db *store.DB, withUsers bool, opts ...func(*De
 	for _, o := range opts {
 		o(&d)
 	}
+	if d.RuntimeAPI == nil {
+		d.RuntimeAPI = newRuntimeAPI(t, runtimeapi.Config{Store: d.Store, Logger: d.Logger, Keys: d.Keys})
+	}
+	a.api, _ = d.RuntimeAPI.(*runtimeapi.Service)
 	srv, err := New(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +88,18 @@ func newTestAppWith(t *testing.T, db *store.DB, withUsers bool, opts ...func(*De
 	t.Cleanup(func() { srv.Close(context.Background()) })
 	a.srv = srv
 	return a
+}
+
+// newRuntimeAPI is the runtime API the console mounts, closed at the end
+// of the test.
+func newRuntimeAPI(t *testing.T, cfg runtimeapi.Config) *runtimeapi.Service {
+	t.Helper()
+	api, err := runtimeapi.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close(context.Background()) })
+	return api
 }
 
 // sessionCookie signs role's user in through the store and returns the

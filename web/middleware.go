@@ -1,9 +1,6 @@
 package web
 
 import (
-	"errors"
-	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 
@@ -79,61 +76,5 @@ func requireRole(roles ...auth.Role) echo.MiddlewareFunc {
 			}
 			return next(c)
 		})
-	}
-}
-
-// logRequests writes one slog line per request.
-func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
-	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-		LogMethod: true, LogURIPath: true, LogStatus: true, LogLatency: true, LogRemoteIP: true, LogError: true,
-		// The error handler writes the response before the line is logged,
-		// so the status logged is the status sent, not echo's guess.
-		HandleError: true,
-		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-			attrs := []slog.Attr{slog.String("method", v.Method), slog.String("path", v.URIPath), slog.Int("status", v.Status),
-				slog.Duration("latency", v.Latency), slog.String("remote", v.RemoteIP)}
-			if v.Status >= 400 || v.Error != nil {
-				attrs = append(attrs, slog.String("error", errorClass(c, v.Error, v.Status)))
-			}
-			level := slog.LevelInfo
-			if v.Status == http.StatusNotModified {
-				level = slog.LevelDebug // a fleet polling the bundle API makes mostly these
-			}
-			s.deps.Logger.LogAttrs(c.Request().Context(), level, "request", attrs...)
-			return nil
-		},
-	})(next)
-}
-
-// errorClass names the kind of failure for the access log: the apperr code
-// ("forbidden", "not_found", "internal", ...) of the error the handler
-// returned, else the code the status maps to.
-func errorClass(c echo.Context, err error, status int) string {
-	if status == statusClientClosed {
-		return codeForStatus(status)
-	}
-	if tooLarge := bodyOverLimit(c); tooLarge != nil {
-		err = tooLarge
-	}
-	var he *echo.HTTPError
-	if err != nil && !(errors.As(err, &he) && apperr.CodeOf(err) == apperr.Internal) {
-		return apperr.CodeOf(err)
-	}
-	return codeForStatus(status)
-}
-
-// recoverPanics turns a handler panic into an internal error (logged with
-// its value, shown as a plain 500 page).
-func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				if r == http.ErrAbortHandler {
-					panic(r)
-				}
-				err = fmt.Errorf("panic serving %s: %v", c.Request().URL.Path, r)
-			}
-		}()
-		return next(c)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/httperr"
 )
 
 // routes registers every route of the console, grouped by who may call it.
@@ -20,7 +21,7 @@ func (s *Server) routes() {
 	// form; upload routes skip both and get uploadGuard after their role
 	// check instead (bodylimit.go). A person whose password an admin set
 	// reaches nothing but the set-password page (ownPasswordFirst).
-	e.Use(traceRequests, s.logRequests, s.recoverPanics, securityHeaders, varyOnHTMX, limitBodies, s.csrf(), s.loadSession, ownPasswordFirst)
+	e.Use(traceRequests, httperr.AccessLog(s.deps.Logger, bodyOverLimit), httperr.Recover, securityHeaders, varyOnHTMX, limitBodies, s.csrf(), s.loadSession, ownPasswordFirst)
 
 	// Anyone, signed in or not.
 	e.GET("/healthz", s.healthz)

@@ -10,7 +10,7 @@ import (
 // Runtimes page says so with the time and the way out, and while it is
 // valid it says nothing. The runtime's own report shows in its row.
 func TestRuntimesPageSaysTheCurrentBundleExpired(t *testing.T) {
-	a, _ := newAPIApp(t, time.Hour)
+	a := newPublishApp(t)
 	a.exposeTool("list_orders")
 	token := a.token("edge")
 	rec := a.publish("first")
@@ -20,10 +20,10 @@ func TestRuntimesPageSaysTheCurrentBundleExpired(t *testing.T) {
 
 	a.db.Now = func() time.Time { return rec.ExpiresAt.Add(time.Minute) }
 	report := "expired: bundle v1 expired at " + rec.ExpiresAt.UTC().Format(time.RFC3339) + ", every tool withdrawn"
-	h := bearer(token, "If-None-Match", rec.ETag, headerInstanceID, "pod-1", headerRuntimeName, "checkout",
-		headerBundleVersion, "1", headerRefused, report)
+	h := bearer(token, "If-None-Match", rec.ETag, "X-Toolgate-Instance-Id", "pod-1", "X-Toolgate-Runtime-Name", "checkout",
+		"X-Toolgate-Bundle-Version", "1", "X-Toolgate-Refused", report)
 	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 304)
-	a.srv.pub.fleet.flush(t.Context())
+	a.api.Flush(t.Context())
 	page := a.do(request{method: "GET", path: "/runtimes", cookie: a.sessionCookie("viewer")}) // signed in after the clock moved
 	wantStatus(t, page, 200)
 	wantHTML(t, page.Body.String(),

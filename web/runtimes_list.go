@@ -29,7 +29,7 @@ func (s *Server) runtimesList(c echo.Context) error {
 		return err
 	}
 	m := views.RuntimesView{Page: s.page(c, "Runtimes"), StaleAfter: s.pub.staleAfter.String(), IsAdmin: currentUser(c).Has(auth.RoleAdmin),
-		Total: total, PageNo: page, Pages: max((total+runtimesPageSize-1)/runtimesPageSize, 1), PerToken: s.pub.fleet.perToken}
+		Total: total, PageNo: page, Pages: max((total+runtimesPageSize-1)/runtimesPageSize, 1), PerToken: s.instancesPerToken()}
 	if page > 1 {
 		m.PrevURL = "/runtimes?page=" + strconv.Itoa(page-1)
 	}
@@ -79,4 +79,13 @@ func evictionRows(tokens []*store.RuntimeToken) []views.EvictionRow {
 		out = append(out, row)
 	}
 	return out
+}
+
+// instancesPerToken is the bound of instance rows per token the runtime
+// API keeps (the store's default when the console serves no API).
+func (s *Server) instancesPerToken() int {
+	if s.deps.RuntimeAPI == nil {
+		return store.DefaultInstancesPerToken
+	}
+	return s.deps.RuntimeAPI.InstancesPerToken()
 }

@@ -45,11 +45,10 @@ type Deps struct {
 	// or keyring.Database shared by several consoles); New creates the
 	// first one. nil: publishing and key pages answer that there is no key.
 	Keys keyring.Keyring
-	// APIPollInterval is how often the runtime API checks the database for
-	// a bundle published or a token changed by another process (a second
-	// console, the CLI); 0 means 2 s. Changes made through this server are
-	// seen at once.
-	APIPollInterval time.Duration
+	// RuntimeAPI, when set, is mounted at /api/ on the console's listener
+	// (runtimeapi.Service): the bundle API runtimes poll, its keys and
+	// metrics. nil: /api/ answers 404. Its owner closes it.
+	RuntimeAPI RuntimeAPI
 	// Pusher, when set, pushes published bundles to an OCI registry in the
 	// background (--publish-to-registry); the Bundles page shows where each
 	// version's push stands and offers admins "Retry push now". nil: no
@@ -61,6 +60,15 @@ type Deps struct {
 	// SSO, when set, offers single sign-on with its provider and makes the
 	// store refuse console grants of the approver role (store.SignInSSO).
 	SSO *sso.Client
+}
+
+// RuntimeAPI is what the console needs of the runtime API
+// (runtimeapi.Service), which lives in a package of its own: its handler
+// for the console's listener and the bound the Runtimes page explains.
+type RuntimeAPI interface {
+	http.Handler
+	// InstancesPerToken is how many instance rows a token keeps.
+	InstancesPerToken() int
 }
 
 // Server is the console's HTTP handler.
@@ -130,14 +138,15 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 }
 
 // ServeHTTP implements http.Handler.
-// The runtime API (/api/) is a separate echo instance: no session, CSRF or
-// HTML error middleware ever runs on it (see api_server.go).
+// The runtime API (/api/) is a server of its own (internal/runtimeapi): no
+// session, CSRF or HTML error middleware ever runs on it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") {
-		if s.notModifiedFast(w, r) {
+		if s.deps.RuntimeAPI == nil {
+			http.NotFound(w, r)
 			return
 		}
-		s.pub.api.ServeHTTP(w, r)
+		s.deps.RuntimeAPI.ServeHTTP(w, r)
 		return
 	}
 	s.echo.ServeHTTP(w, r)

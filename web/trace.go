@@ -16,7 +16,7 @@ var tracer = otel.Tracer("github.com/toolgate/toolgate/web")
 // traceRequests gives each console request a span named by its route
 // pattern ("GET /tools/:name", never the path with its values or the query)
 // when tracing is on (internal/telemetry), continuing a caller's W3C trace
-// context. It runs first, outside logRequests.
+// context. It runs first, outside the access log.
 func traceRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if !telemetry.On() {
@@ -30,7 +30,7 @@ func traceRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		defer span.End()
 		c.SetRequest(req.WithContext(ctx))
 		err := next(c)
-		// Outside logRequests, which has the error handler write the
+		// Outside the access log, which has the error handler write the
 		// answer: the status is the one sent.
 		status := c.Response().Status
 		span.SetAttributes(attribute.Int("http.response.status_code", status))

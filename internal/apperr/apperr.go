@@ -1,5 +1,6 @@
 // Package apperr is toolgate's error vocabulary: a handful of codes that every
-// layer uses and that the web layer maps to HTTP statuses in one place.
+// layer uses, mapped to HTTP statuses in one place (HTTPStatus) for the
+// console and the runtime API alike.
 //
 // An *Error carries a code and a message that is safe to show to a person.
 // Any other error is "internal": its text is logged, never shown.

@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/runtimeapi"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/web"
 )
@@ -92,10 +93,15 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
+	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: logger, Keys: state.Keys})
+	if err != nil {
+		return err
+	}
 	// web.New creates the first signing key when there is none.
 	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: state.SessionKeys,
-		Keys: state.Keys, Throttle: state.Throttle, Pusher: push, SSO: signOn})
+		Keys: state.Keys, Throttle: state.Throttle, Pusher: push, SSO: signOn, RuntimeAPI: api})
 	if err != nil {
+		api.Close(ctx)
 		return err
 	}
 	if push != nil {
@@ -115,10 +121,11 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	} else {
 		fmt.Fprintf(env.Stdout, "toolgate is running at %s\nSign in at %s/login\n", cfg.BaseURL, cfg.BaseURL)
 	}
-	err = serveBoth(ctx, logger, cfg, hs, ln, srv, apiLn, env)
+	err = serveBoth(ctx, logger, cfg, hs, ln, api, apiLn, env)
 	// Requests have stopped: write the fleet records still in memory.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
+	api.Close(cctx)
 	srv.Close(cctx)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -147,7 +154,7 @@ func listenServe(cfg config.Config, logger *slog.Logger) (ln, apiLn net.Listener
 
 // serveBoth serves the console on ln and, when apiLn is set, the runtime
 // API on apiLn, until ctx ends or either fails; then both shut down.
-func serveBoth(ctx context.Context, logger *slog.Logger, cfg config.Config, hs *http.Server, ln net.Listener, srv *web.Server, apiLn net.Listener, env *Env) error {
+func serveBoth(ctx context.Context, logger *slog.Logger, cfg config.Config, hs *http.Server, ln net.Listener, api *runtimeapi.Service, apiLn net.Listener, env *Env) error {
 	if apiLn == nil {
 		return serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)
 	}
@@ -158,7 +165,7 @@ func serveBoth(ctx context.Context, logger *slog.Logger, cfg config.Config, hs *
 	apiErr := make(chan error, 1)
 	go func() {
 		total, perIP := cfg.RuntimeAPIConnLimits()
-		apiErr <- serveFastHTTP(ctx, logger, "runtime API", runtimeAPIServer(srv.RuntimeAPI(), logger, total, perIP), apiLn, shutdownGrace)
+		apiErr <- serveFastHTTP(ctx, logger, "runtime API", runtimeAPIServer(api.FastHTTP(), logger, total, perIP), apiLn, shutdownGrace)
 		stop()
 	}()
 	err := serveHTTP(ctx, logger, "console", hs, ln, shutdownGrace)

@@ -8,14 +8,14 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/toolgate/toolgate/web"
+	"github.com/toolgate/toolgate/internal/runtimeapi"
 )
 
-// runtimeAPIServer is the server of --runtime-api-addr (web.Server.
-// RuntimeAPI), with limits like the console's http.Server. Runtimes send
+// runtimeAPIServer is the server of --runtime-api-addr (runtimeapi.
+// Service.FastHTTP), with limits like the console's http.Server. Runtimes send
 // GET requests with a few short headers and no body, so a connection has
 // preAuthRead to send its first one; one refused 401/403 is closed at once
-// (web's API error handler), and only a runtime that has a token keeps an
+// (the API's error writer), and only a runtime that has a token keeps an
 // idle connection. At most total connections are open at once and perIP
 // from one address: beyond them fasthttp answers 503 or 429 and closes.
 func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger, total, perIP int) *fasthttp.Server {
@@ -32,7 +32,7 @@ func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger, total, per
 		MaxRequestBodySize:           64 << 10,
 		DisablePreParseMultipartForm: true,
 		CloseOnShutdown:              true,
-		ErrorHandler:                 web.RuntimeAPIRequestError,
+		ErrorHandler:                 runtimeapi.RequestError,
 		// fasthttp logs every request it could not read (malformed, too
 		// large, cut off) with the client's bytes: anyone could fill the
 		// log at warn. net/http, the console's listener, logs none.

@@ -18,7 +18,7 @@ type Config struct {
 	Addr string `name:"addr" env:"TOOLGATE_ADDR" default:"127.0.0.1:8080" help:"Address to listen on (host:port; port 0 picks a free one)."`
 	// RuntimeAPIAddr, when set, is a second listener serving only the
 	// runtime API, on an HTTP stack built for many polling runtimes (see
-	// web.Server.RuntimeAPI). The console's own listener serves it too.
+	// runtimeapi.Service.FastHTTP). The console's own listener serves it too.
 	RuntimeAPIAddr string `name:"runtime-api-addr" env:"TOOLGATE_RUNTIME_API_ADDR" placeholder:"HOST:PORT" help:"Also serve the runtime API (/api/v1/…) on this address, on its own listener built for a fleet of polling runtimes; point runtimes' --console at it. Empty: only on --addr."`
 	// RuntimeAPIMaxConns and RuntimeAPIMaxConnsPerIP bound the runtime
 	// API listener's open connections, in total and per client address, so

@@ -22,6 +22,7 @@ import (
 	"github.com/toolgate/toolgate/internal/pusher"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/runtime"
+	"github.com/toolgate/toolgate/internal/runtimeapi"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/web"
 )
@@ -64,7 +65,12 @@ func newSetup(b *testing.B, ctx context.Context, poll time.Duration) *setup {
 	// With the timestamp, as serve pushes it: the registry runtime reads it
 	// first on every poll (R14).
 	s := &setup{db: db, key: key, push: pusher.New(db, client, quiet, pusher.Options{Signer: ring})}
-	srv, err := web.New(ctx, web.Deps{Store: db, Logger: quiet, SessionKeys: [][]byte{make([]byte, 64), make([]byte, 32)},
+	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: quiet, Keys: ring})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { api.Close(context.Background()) })
+	srv, err := web.New(ctx, web.Deps{Store: db, Logger: quiet, RuntimeAPI: api, SessionKeys: [][]byte{make([]byte, 64), make([]byte, 32)},
 		Config: config.Config{Addr: "127.0.0.1:0", BaseURL: "http://127.0.0.1:1", SessionIdle: time.Hour, SessionMaxAge: time.Hour},
 		Keys:   ring, Pusher: s.push})
 	if err != nil {

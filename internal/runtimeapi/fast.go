@@ -1,4 +1,4 @@
-package web
+package runtimeapi
 
 import (
 	"context"
@@ -19,10 +19,10 @@ var (
 )
 
 // fastBundle is the check both fast paths (net/http here, fasthttp in
-// api_fasthttp.go) start with: a well-formed bearer token that is active,
+// fasthttp.go) start with: a well-formed bearer token that is active,
 // and a published bundle. It returns the bundle and the token's id, or
 // false for anything the full API must answer (with its error).
-func (s *Server) fastBundle(ctx context.Context, authorization string) (*servedBundle, int64, bool) {
+func (s *Service) fastBundle(ctx context.Context, authorization string) (*servedBundle, int64, bool) {
 	scheme, token, ok := strings.Cut(authorization, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return nil, 0, false
@@ -32,11 +32,11 @@ func (s *Server) fastBundle(ctx context.Context, authorization string) (*servedB
 		return nil, 0, false
 	}
 	var buf [200]byte // RuntimeTokenShapeOK bounds it: hashing from the stack, not a heap copy
-	tok, ok, err := s.pub.state.token(ctx, sha256.Sum256(buf[:copy(buf[:], token)]))
+	tok, ok, err := s.state.token(ctx, sha256.Sum256(buf[:copy(buf[:], token)]))
 	if err != nil || !ok {
 		return nil, 0, false
 	}
-	cur, err := s.pub.state.current(ctx)
+	cur, err := s.state.current(ctx)
 	if err != nil || cur.version == 0 {
 		return nil, 0, false
 	}
@@ -55,7 +55,7 @@ func (b *servedBundle) notModified(inm string) bool {
 // Anything else (no or wrong token, another ETag, another path, a failed
 // reload) returns false and goes through the API's echo instance, which
 // answers it in full (and logs it). The fast path only ever answers 304.
-func (s *Server) notModifiedFast(w http.ResponseWriter, r *http.Request) bool {
+func (s *Service) notModifiedFast(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodGet || r.URL.Path != "/api/v1/bundle" {
 		return false
 	}
@@ -68,15 +68,15 @@ func (s *Server) notModifiedFast(w http.ResponseWriter, r *http.Request) bool {
 	if !ok || !cur.notModified(inm) {
 		return false
 	}
-	s.pub.fleet.record(tokenID, reportOf(r))
+	s.fleet.record(tokenID, reportOf(r))
 	h := w.Header()
 	h["Etag"] = cur.etagHeader
 	h["Cache-Control"] = fastCacheControl
 	h["X-Content-Type-Options"] = fastNoSniff
 	h["Content-Security-Policy"] = fastCSP
 	w.WriteHeader(http.StatusNotModified)
-	s.pub.metrics.notModified.Inc()
-	if log := s.deps.Logger; log.Enabled(ctx, slog.LevelDebug) {
+	s.metrics.notModified.Inc()
+	if log := s.log; log.Enabled(ctx, slog.LevelDebug) {
 		log.LogAttrs(ctx, slog.LevelDebug, "request", slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.Int("status", http.StatusNotModified), slog.String("remote", r.RemoteAddr))
 	}

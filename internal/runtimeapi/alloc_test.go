@@ -1,4 +1,4 @@
-package web
+package runtimeapi
 
 import (
 	"net"
@@ -50,7 +50,7 @@ func TestNotModifiedFastPathAllocatesNothing(t *testing.T) {
 			if !a.srv.notModifiedFast(w, r) || w.code != 304 {
 				t.Fatalf("fast path declined or answered %d", w.code)
 			}
-			a.srv.pub.fleet.flush(t.Context()) // the report is written; repeats are not
+			a.srv.fleet.flush(t.Context()) // the report is written; repeats are not
 			allocs := testing.AllocsPerRun(200, func() {
 				clear(w.h)
 				if !a.srv.notModifiedFast(w, r) {
@@ -99,7 +99,7 @@ func TestFastHTTPPathAllocatesNothing(t *testing.T) {
 		if !a.srv.bundleFastHTTP(&ctx) {
 			t.Fatal("fast path declined")
 		}
-		a.srv.pub.fleet.flush(t.Context())
+		a.srv.fleet.flush(t.Context())
 		allocs := testing.AllocsPerRun(200, func() {
 			ctx.Response.Reset()
 			if !a.srv.bundleFastHTTP(&ctx) {

@@ -1,4 +1,4 @@
-package web
+package runtimeapi
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ func serveRuntimeAPI(t *testing.T, a *testApp) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := &fasthttp.Server{Handler: a.srv.RuntimeAPI(), NoDefaultServerHeader: true, NoDefaultContentType: true}
+	fs := &fasthttp.Server{Handler: a.srv.FastHTTP(), NoDefaultServerHeader: true, NoDefaultContentType: true}
 	go func() { _ = fs.Serve(ln) }()
 	t.Cleanup(func() { _ = fs.Shutdown() })
 	return "http://" + ln.Addr().String()
@@ -158,7 +158,7 @@ func TestRuntimeAPIListenerState(t *testing.T) {
 		t.Fatalf("after a publish: %d %v", got.status, got.header)
 	}
 
-	a.srv.pub.fleet.flush(t.Context())
+	a.srv.fleet.flush(t.Context())
 	list, err := a.db.ListRuntimeInstances(t.Context())
 	if err != nil || len(list) != 1 || list[0].InstanceID != "i-1" || list[0].Name != "checkout" || list[0].Version != 1 ||
 		list[0].RemoteAddr != "127.0.0.1" {
@@ -267,7 +267,7 @@ func TestRuntimeAPIFastPathKeepsNoBorrowedBytes(t *testing.T) {
 	ctx.Request.Header.Set(headerInstanceID, "instance-bbbb")
 	ctx.Request.Header.Set(headerRuntimeName, "name-bbbb")
 	ctx.Request.Header.Set(headerRefused, "refused-bbbb")
-	f := a.srv.pub.fleet
+	f := a.srv.fleet
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.pending) != 1 {

@@ -1,7 +1,6 @@
-package web
+package runtimeapi
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,13 +10,16 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/labstack/echo/v4"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/httperr"
 )
 
-// RuntimeAPI is the runtime API (/api/v1/…) as a valyala/fasthttp
+// FastHTTP is the runtime API (/api/v1/…) as a valyala/fasthttp
 // handler, for `serve --runtime-api-addr`: a listener of its own for a
 // fleet of runtimes, which poll GET /api/v1/bundle and are answered 304
 // almost every time. net/http spends about twice nginx's CPU on such an
@@ -31,8 +33,8 @@ import (
 // older version, the keys, the metrics — goes through the same echo
 // instance the console's listener uses (fasthttpadaptor), so each answer
 // has one implementation.
-func (s *Server) RuntimeAPI() fasthttp.RequestHandler {
-	full := fasthttpadaptor.NewFastHTTPHandler(s.pub.api)
+func (s *Service) FastHTTP() fasthttp.RequestHandler {
+	full := fasthttpadaptor.NewFastHTTPHandler(s.api)
 	return func(ctx *fasthttp.RequestCtx) {
 		defer s.recoverFastHTTP(ctx)
 		if !s.bundleFastHTTP(ctx) {
@@ -46,7 +48,7 @@ func (s *Server) RuntimeAPI() fasthttp.RequestHandler {
 
 // bundleFastHTTP answers GET /api/v1/bundle when the token is active and a
 // bundle is published, and reports whether it did.
-func (s *Server) bundleFastHTTP(ctx *fasthttp.RequestCtx) bool {
+func (s *Service) bundleFastHTTP(ctx *fasthttp.RequestCtx) bool {
 	if !ctx.IsGet() || string(ctx.Path()) != "/api/v1/bundle" {
 		return false
 	}
@@ -56,7 +58,7 @@ func (s *Server) bundleFastHTTP(ctx *fasthttp.RequestCtx) bool {
 		return false
 	}
 	in.report.remoteIP, _ = netip.AddrFromSlice(ctx.RemoteIP())
-	s.pub.fleet.record(tokenID, in.report)
+	s.fleet.record(tokenID, in.report)
 	h := &ctx.Response.Header
 	h.SetCanonical(keyETag, cur.etagBytes)
 	h.SetCanonical(keyCacheControl, valCacheControl)
@@ -65,16 +67,16 @@ func (s *Server) bundleFastHTTP(ctx *fasthttp.RequestCtx) bool {
 	status, level := http.StatusNotModified, slog.LevelDebug
 	if cur.notModified(in.ifNoneMatch) {
 		ctx.SetStatusCode(status)
-		s.pub.metrics.notModified.Inc()
+		s.metrics.notModified.Inc()
 	} else {
 		status, level = http.StatusOK, slog.LevelInfo
 		h.SetCanonical(keyBundleVersion, cur.versionBytes)
-		h.SetContentType(joseType)
+		h.SetContentType(bundle.MediaTypeJOSE)
 		// The signed bytes never change once read: no copy per answer.
 		ctx.Response.SetBodyRaw(cur.signed)
-		s.pub.metrics.bundleResults.WithLabelValues(resultSent).Inc()
+		s.metrics.bundleResults.WithLabelValues(resultSent).Inc()
 	}
-	if log := s.deps.Logger; log.Enabled(ctx, level) {
+	if log := s.log; log.Enabled(ctx, level) {
 		log.LogAttrs(ctx, level, "request", slog.String("method", http.MethodGet), slog.String("path", "/api/v1/bundle"),
 			slog.Int("status", status), slog.Duration("latency", time.Since(ctx.Time())), slog.String("remote", in.report.remoteIP.Unmap().String()))
 	}
@@ -132,30 +134,45 @@ func readFetchHeaders(h *fasthttp.RequestHeader) fetchHeaders {
 	return f
 }
 
-// RuntimeAPIRequestError answers a request the runtime API listener could
-// not read (fasthttp.Server.ErrorHandler) in the API's JSON vocabulary,
-// like every other API error: 431 for a request head over the read
-// buffer, 413 for a body over the limit (the API takes none), 408 for a
-// client too slow to send its request, 400 for anything malformed.
-func RuntimeAPIRequestError(ctx *fasthttp.RequestCtx, err error) {
+// RequestError answers a request the runtime API listener could not read
+// (fasthttp.Server.ErrorHandler) in the API's JSON vocabulary, like every
+// other API error: 431 for a request head over the read buffer, 413 for a
+// body over the limit (the API takes none), 408 for a client too slow to
+// send its request, 400 for anything malformed.
+func RequestError(ctx *fasthttp.RequestCtx, err error) {
 	var (
 		small *fasthttp.ErrSmallBuffer
 		nerr  net.Error
 	)
-	status, body := http.StatusBadRequest, apiErrorBody{Error: apperr.Invalid, Message: "The request is not valid HTTP/1.1."}
+	a := httperr.Answer{Status: http.StatusBadRequest, Code: apperr.Invalid, Message: "The request is not valid HTTP/1.1."}
 	switch {
 	case errors.As(err, &small):
-		status, body.Message = http.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large."
+		a.Status, a.Message = http.StatusRequestHeaderFieldsTooLarge, "The request's headers are too large."
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		status, body = http.StatusRequestEntityTooLarge, apiErrorBody{Error: apperr.TooLarge, Message: "The runtime API takes no request body this large."}
+		a = httperr.Answer{Status: http.StatusRequestEntityTooLarge, Code: apperr.TooLarge, Message: "The runtime API takes no request body this large."}
 	case errors.As(err, &nerr) && nerr.Timeout():
-		status, body.Message = http.StatusRequestTimeout, "The request took too long to arrive."
+		a.Status, a.Message = http.StatusRequestTimeout, "The request took too long to arrive."
 	}
-	b, _ := json.Marshal(body)
 	ctx.Response.Reset()
-	ctx.SetStatusCode(status)
-	ctx.SetContentType("application/json")
-	ctx.SetBody(b)
+	_ = writeError(fastErrors{ctx}, a)
+}
+
+// fastErrors is the fasthttp listener's errorWriter.
+type fastErrors struct{ ctx *fasthttp.RequestCtx }
+
+func (f fastErrors) setHeader(key, value string) {
+	if key == "Connection" {
+		f.ctx.SetConnectionClose()
+		return
+	}
+	f.ctx.Response.Header.Set(key, value)
+}
+
+func (f fastErrors) send(status int, body []byte) error {
+	f.ctx.SetStatusCode(status)
+	f.ctx.SetContentType(echo.MIMEApplicationJSON)
+	f.ctx.SetBody(body)
+	return nil
 }
 
 // borrow is b as a string without a copy, for as long as b is not
@@ -175,15 +192,12 @@ func borrow(b []byte) string {
 // recoverFastHTTP turns a panic on the fast path into the API's 500 (the
 // echo path has its own recovery): fasthttp, unlike net/http, would let it
 // end the process.
-func (s *Server) recoverFastHTTP(ctx *fasthttp.RequestCtx) {
+func (s *Service) recoverFastHTTP(ctx *fasthttp.RequestCtx) {
 	v := recover()
 	if v == nil {
 		return
 	}
-	s.deps.Logger.Error("panic serving the runtime API", "path", string(ctx.Path()), "panic", fmt.Sprint(v))
+	s.log.Error("panic serving the runtime API", "path", string(ctx.Path()), "panic", fmt.Sprint(v))
 	ctx.Response.Reset()
-	ctx.SetStatusCode(http.StatusInternalServerError)
-	ctx.SetContentType("application/json")
-	body, _ := json.Marshal(apiErrorBody{Error: apperr.Internal, Message: apperr.MessageOf(errors.New("internal"))})
-	ctx.SetBody(body)
+	_ = writeError(fastErrors{ctx}, httperr.Classify(errors.New("panic")))
 }

@@ -1,4 +1,4 @@
-package web
+package runtimeapi
 
 import (
 	"net/http"
@@ -101,7 +101,7 @@ func TestRuntimeAPIKeysAndFleet(t *testing.T) {
 	fetch("i-1", "0")
 	fetch("i-1", "1") // version changed: written despite the rate limit
 	fetch("i-2", "junk")
-	a.srv.pub.fleet.flush(t.Context())
+	a.srv.fleet.flush(t.Context())
 	list, err := a.db.ListRuntimeInstances(t.Context())
 	if err != nil || len(list) != 2 {
 		t.Fatalf("instances %+v, %v", list, err)

@@ -1,71 +1,16 @@
-package web
+package runtimeapi
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
-	"log/slog"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/auth"
-	"github.com/toolgate/toolgate/internal/bundle"
-	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/store"
 )
-
-// newAPIApp is newPublishApp over a database file whose path the test
-// knows (to open a second handle on it, as another process would), with
-// the given poll interval.
-func newAPIApp(t *testing.T, poll time.Duration) (*testApp, string) {
-	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "toolgate.db")
-	db := openDB(t, path)
-	a := &testApp{t: t, db: db, log: &bytes.Buffer{}, users: map[string]*store.User{}}
-	for _, r := range auth.AllRoles {
-		u, err := db.CreateUser(ctx, "test", store.NewUser{Email: string(r) + "@example.com", PasswordHash: testHash(), Roles: []auth.Role{r}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.users[string(r)] = u
-	}
-	srv, err := New(ctx, Deps{Store: db, Logger: slog.New(slog.NewTextHandler(a.log, nil)), Config: testConfig(),
-		SessionKeys: [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)},
-		Keys:        &keyring.Files{Dir: bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, DB: db}, APIPollInterval: poll})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close(context.Background()) })
-	a.srv = srv
-	return a, path
-}
-
-func openDB(t *testing.T, path string) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if _, err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
-
-func bearer(token string, more ...string) map[string]string {
-	h := map[string]string{"Authorization": "Bearer " + token}
-	for i := 0; i+1 < len(more); i += 2 {
-		h[more[i]] = more[i+1]
-	}
-	return h
-}
 
 // The 304 path (and the 200 of the current version) reads nothing from
 // the database: with the bundle rows deleted behind the server's back, and
@@ -104,7 +49,7 @@ func TestBundleAPIAnswersFromMemory(t *testing.T) {
 	}
 	check("database closed")
 
-	if got := counterValue(t, a.srv.pub.metrics.bundleResults.WithLabelValues(resultNotModified)); got != 2 {
+	if got := counterValue(t, a.srv.metrics.bundleResults.WithLabelValues(resultNotModified)); got != 2 {
 		t.Errorf("304s counted: %v, want 2", got)
 	}
 	rec := a.do(request{method: "GET", path: "/api/v1/metrics", header: bearer(token)})
@@ -137,9 +82,11 @@ func TestBundleAPISeesLocalChangesAtOnce(t *testing.T) {
 	second := a.token("second")
 	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(second, "If-None-Match", v2.ETag)}), 304)
 
-	// Revoked through the console's page: refused on the next request.
-	admin := a.sessionCookie("admin")
-	wantStatus(t, a.do(request{method: "POST", path: "/tokens/edge/revoke", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}), 303)
+	// Revoked through this process's store (as the console's page does):
+	// refused on the next request.
+	if _, err := a.db.RevokeRuntimeToken(t.Context(), "test", "edge"); err != nil {
+		t.Fatal(err)
+	}
 	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v2.ETag)}), 401)
 	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: bearer(second, "If-None-Match", v2.ETag)}), 304)
 }
@@ -168,7 +115,7 @@ func TestBundleAPISeesOtherProcessWithinPoll(t *testing.T) {
 			time.Sleep(poll / 5)
 		}
 	}
-	key, err := a.srv.pub.keys.Active(context.Background())
+	key, err := a.keys.Active(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package web
+package runtimeapi
 
 import (
 	"context"
@@ -30,7 +30,7 @@ type apiState struct {
 	db     *store.DB
 	bundle atomic.Pointer[servedBundle]
 	tokens atomic.Pointer[tokenIndex]
-	misses *tokenMisses // see api_token_miss.go
+	misses *tokenMisses // see token_miss.go
 	// mu serialises reloads, so a slow poll that read the old state cannot
 	// overwrite what a reload after a local change stored.
 	mu sync.Mutex

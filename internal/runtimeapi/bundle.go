@@ -1,4 +1,4 @@
-package web
+package runtimeapi
 
 import (
 	"context"
@@ -11,11 +11,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/apperr"
+	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/store"
 )
-
-// joseType is the media type of a JWS compact serialization (RFC 7515 §9.2).
-const joseType = "application/jose"
 
 // apiCacheControl lets an HTTP cache in front of the console store the
 // bundle but never hand it out unchecked: no-cache makes every reuse a
@@ -34,41 +32,41 @@ var errBadRuntimeToken = apperr.Unauthorizedf("The runtime token is missing, unk
 // the runtime already has it. This is the path a fleet polls; it is
 // answered from memory (apiState) and records the fetch in memory
 // (fleetRecorder), so it reads and writes nothing in the database.
-func (s *Server) apiBundle(c echo.Context) error {
+func (s *Service) apiBundle(c echo.Context) error {
 	if _, err := s.runtimeAuth(c); err != nil {
 		return err
 	}
-	cur, err := s.pub.state.current(c.Request().Context())
+	cur, err := s.state.current(c.Request().Context())
 	if err != nil {
 		return err
 	}
 	if cur.version == 0 {
-		s.pub.metrics.bundleResults.WithLabelValues(resultNone).Inc()
+		s.metrics.bundleResults.WithLabelValues(resultNone).Inc()
 		return apperr.NotFoundf("No bundle has been published yet.")
 	}
 	return s.serveBundle(c, cur.versionText, cur.etag, cur.signed)
 }
 
 // apiBundleVersion is GET /api/v1/bundles/{version}: any published version.
-func (s *Server) apiBundleVersion(c echo.Context) error {
+func (s *Service) apiBundleVersion(c echo.Context) error {
 	if _, err := s.runtimeAuth(c); err != nil {
 		return err
 	}
 	v, err := strconv.ParseInt(c.Param("version"), 10, 64)
 	if err != nil || v <= 0 {
-		s.pub.metrics.bundleResults.WithLabelValues(resultNone).Inc()
+		s.metrics.bundleResults.WithLabelValues(resultNone).Inc()
 		return apperr.NotFoundf("Bundle versions are positive integers.")
 	}
 	ctx := c.Request().Context()
-	if cur, err := s.pub.state.current(ctx); err != nil {
+	if cur, err := s.state.current(ctx); err != nil {
 		return err
 	} else if cur.version == v {
 		return s.serveBundle(c, cur.versionText, cur.etag, cur.signed)
 	}
-	rec, err := s.pub.cache.get(ctx, s.deps.Store, v)
+	rec, err := s.cache.get(ctx, s.db, v)
 	if err != nil {
 		if apperr.CodeOf(err) == apperr.NotFound {
-			s.pub.metrics.bundleResults.WithLabelValues(resultNone).Inc()
+			s.metrics.bundleResults.WithLabelValues(resultNone).Inc()
 		}
 		return err
 	}
@@ -76,34 +74,34 @@ func (s *Server) apiBundleVersion(c echo.Context) error {
 }
 
 // serveBundle answers 304 when If-None-Match names etag, else the JWS.
-func (s *Server) serveBundle(c echo.Context, version, etag string, signed []byte) error {
+func (s *Service) serveBundle(c echo.Context, version, etag string, signed []byte) error {
 	h := c.Response().Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", apiCacheControl)
 	if etagMatches(c.Request().Header.Get("If-None-Match"), etag) {
-		s.pub.metrics.notModified.Inc()
+		s.metrics.notModified.Inc()
 		return c.NoContent(http.StatusNotModified)
 	}
 	h.Set("X-Toolgate-Bundle-Version", version)
-	s.pub.metrics.bundleResults.WithLabelValues(resultSent).Inc()
-	return c.Blob(http.StatusOK, joseType, signed)
+	s.metrics.bundleResults.WithLabelValues(resultSent).Inc()
+	return c.Blob(http.StatusOK, bundle.MediaTypeJOSE, signed)
 }
 
 // runtimeAuth checks the bearer token and notes the fetch for the fleet.
-func (s *Server) runtimeAuth(c echo.Context) (store.ActiveRuntimeToken, error) {
+func (s *Service) runtimeAuth(c echo.Context) (store.ActiveRuntimeToken, error) {
 	tok, err := s.runtimeToken(c)
 	if err != nil {
 		if apperr.CodeOf(err) == apperr.Unauthorized {
-			s.pub.metrics.bundleResults.WithLabelValues(resultRefused).Inc()
+			s.metrics.bundleResults.WithLabelValues(resultRefused).Inc()
 		}
 		return tok, err
 	}
-	s.pub.fleet.record(tok.ID, reportOf(c.Request()))
+	s.fleet.record(tok.ID, reportOf(c.Request()))
 	return tok, nil
 }
 
 // runtimeToken checks the bearer token against the in-memory index.
-func (s *Server) runtimeToken(c echo.Context) (store.ActiveRuntimeToken, error) {
+func (s *Service) runtimeToken(c echo.Context) (store.ActiveRuntimeToken, error) {
 	scheme, token, ok := strings.Cut(c.Request().Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return store.ActiveRuntimeToken{}, apperr.Unauthorizedf("Send the runtime token as Authorization: Bearer <token>.")
@@ -112,7 +110,7 @@ func (s *Server) runtimeToken(c echo.Context) (store.ActiveRuntimeToken, error) 
 	if !store.RuntimeTokenShapeOK(token) {
 		return store.ActiveRuntimeToken{}, errBadRuntimeToken
 	}
-	t, ok, err := s.pub.state.token(c.Request().Context(), sha256.Sum256([]byte(token)))
+	t, ok, err := s.state.token(c.Request().Context(), sha256.Sum256([]byte(token)))
 	if err != nil {
 		return t, err
 	}

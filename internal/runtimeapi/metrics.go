@@ -1,4 +1,4 @@
-package web
+package runtimeapi
 
 import (
 	"net/http"
@@ -61,10 +61,10 @@ func newAPIMetrics(st *apiState) *apiMetrics {
 }
 
 // apiMetricsPage is GET /api/v1/metrics (runtime token).
-func (s *Server) apiMetricsPage(c echo.Context) error {
+func (s *Service) apiMetricsPage(c echo.Context) error {
 	if _, err := s.runtimeToken(c); err != nil {
 		return err
 	}
-	s.pub.metrics.handler.ServeHTTP(c.Response(), c.Request())
+	s.metrics.handler.ServeHTTP(c.Response(), c.Request())
 	return nil
 }

@@ -1,4 +1,4 @@
-package web
+package runtimeapi
 
 import (
 	"encoding/json"
@@ -15,8 +15,8 @@ import (
 // token: public keys are public, and a runtime must be able to fetch them
 // before it trusts anything. no-cache with an ETag keeps rotations visible
 // at once while unchanged sets cost a 304.
-func (s *Server) apiKeys(c echo.Context) error {
-	set, err := s.pub.publicKeys(c.Request().Context())
+func (s *Service) apiKeys(c echo.Context) error {
+	set, err := s.publicKeys(c.Request().Context())
 	if err != nil {
 		return err
 	}

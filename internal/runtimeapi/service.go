@@ -1,0 +1,141 @@
+// Package runtimeapi is the runtime API (/api/v1/…): the bundle runtimes
+// poll with a bearer token (ETag / 304), the public keys they verify it
+// with, and the console's metrics, answered from memory (state.go) with
+// every fetch recorded for the Runtimes page in batches (fleet.go). It is a
+// product of its own beside the console's HTML (web): its own echo
+// instance with JSON errors and no session, CSRF or HTML middleware, and a
+// second listener on valyala/fasthttp for `serve --runtime-api-addr`
+// (fasthttp.go). The console mounts Service on its own listener.
+package runtimeapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/keyring"
+	"github.com/toolgate/toolgate/internal/store"
+)
+
+// Config is what the runtime API needs.
+type Config struct {
+	Store  *store.DB
+	Logger *slog.Logger
+	// Keys is the signing keyring whose public keys /api/v1/keys serves;
+	// nil serves an empty set.
+	Keys keyring.Keyring
+	// PollInterval is how often the API checks the database for a bundle
+	// published or a token changed by another process (a second console,
+	// the CLI); 0 means 2 s. Changes made through this process's store are
+	// seen at once.
+	PollInterval time.Duration
+	// InstancesPerToken bounds the instance rows one token keeps; 0 means
+	// store.DefaultInstancesPerToken.
+	InstancesPerToken int
+}
+
+// defaultPoll is Config.PollInterval when zero.
+const defaultPoll = 2 * time.Second
+
+// Service is the runtime API: an http.Handler (for the console's
+// listener), a fasthttp handler (FastHTTP) and the background loop that
+// polls the database and flushes fleet records until Close.
+type Service struct {
+	db      *store.DB
+	log     *slog.Logger
+	keys    keyring.Keyring
+	api     *echo.Echo
+	state   *apiState
+	metrics *apiMetrics
+	cache   bundleCache
+	fleet   *fleetRecorder
+	// stop ends the background loop (poll and fleet flushes); done is
+	// closed when it has.
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// New loads the current bundle and the active tokens and starts the
+// background loop; Close stops it.
+func New(ctx context.Context, cfg Config) (*Service, error) {
+	if cfg.Store == nil || cfg.Logger == nil {
+		return nil, errors.New("runtimeapi.New: Store and Logger are required")
+	}
+	state, err := newAPIState(ctx, cfg.Store)
+	if err != nil {
+		return nil, fmt.Errorf("runtime API: %w", err)
+	}
+	s := &Service{db: cfg.Store, log: cfg.Logger, keys: cfg.Keys, state: state, metrics: newAPIMetrics(state)}
+	s.fleet = newFleetRecorder(cfg.Store, cfg.Logger, s.metrics)
+	if cfg.InstancesPerToken > 0 {
+		s.fleet.perToken = cfg.InstancesPerToken
+	}
+	s.api = s.newAPI()
+	poll := cfg.PollInterval
+	if poll <= 0 {
+		poll = defaultPoll
+	}
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stop, s.done = stop, make(chan struct{})
+	go s.background(bg, poll)
+	return s, nil
+}
+
+// ServeHTTP answers a runtime API request on net/http: the fleet's most
+// common request (a 304) before echo, everything else through it.
+func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.notModifiedFast(w, r) {
+		return
+	}
+	s.api.ServeHTTP(w, r)
+}
+
+// InstancesPerToken is how many instance rows a token keeps (the Runtimes
+// page says so when older ones were evicted).
+func (s *Service) InstancesPerToken() int { return s.fleet.perToken }
+
+// Flush writes the fleet records pending in memory now.
+func (s *Service) Flush(ctx context.Context) { s.fleet.flush(ctx) }
+
+// background polls the database for other processes' changes and flushes
+// fleet records until ctx ends.
+func (s *Service) background(ctx context.Context, poll time.Duration) {
+	defer close(s.done)
+	pollT, flushT := time.NewTicker(poll), time.NewTicker(fleetFlushEvery)
+	defer pollT.Stop()
+	defer flushT.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-pollT.C:
+			if err := s.state.poll(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("runtime API: checking for a new bundle or token change", "err", err)
+			}
+		case <-flushT.C:
+			s.fleet.flush(ctx)
+		}
+	}
+}
+
+// Close stops the background loop and writes the fleet records still
+// pending. Call it once every listener has stopped taking requests.
+func (s *Service) Close(ctx context.Context) {
+	s.stop()
+	<-s.done
+	s.fleet.flush(ctx)
+}
+
+// publicKeys is the JWKS runtimes trust; empty without a keyring.
+func (s *Service) publicKeys(ctx context.Context) (bundle.KeySet, error) {
+	if s.keys == nil {
+		return bundle.KeySet{}, nil
+	}
+	return s.keys.PublicKeys(ctx)
+}
