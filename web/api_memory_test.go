@@ -17,6 +17,7 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // newAPIApp is newPublishApp over a database file whose path the test
@@ -48,11 +49,7 @@ func newAPIApp(t *testing.T, poll time.Duration) (*testApp, string) {
 
 func openDB(t *testing.T, path string) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := storetest.Open(t, path)
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}

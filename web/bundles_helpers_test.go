@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // newPublishApp is newTestApp with a signing key directory, as serve has.
@@ -31,7 +32,7 @@ func newPublishApp(t *testing.T) *testApp {
 // exposeTool adds an exposed READ tool of the "orders" source.
 func (a *testApp) exposeTool(name string) {
 	a.t.Helper()
-	store.MustAddTool(a.t, a.db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: name,
+	storetest.MustAddTool(a.t, a.db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: name,
 		Method: "GET", Path: "/" + name, Class: risk.Read, Exposed: true})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 func TestBundlesPublishFlow(t *testing.T) {
@@ -49,7 +50,7 @@ func TestBundlesPublishFlow(t *testing.T) {
 	if _, err := a.db.Publish(t.Context(), store.PublishRequest{}); err == nil {
 		t.Fatal("publish without key accepted")
 	}
-	store.MustAddTool(t, a.db, store.FixtureTool{Source: "billing", Name: "list_invoices", Method: "GET", Path: "/invoices", Class: risk.Read, Exposed: true})
+	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "billing", Name: "list_invoices", Method: "GET", Path: "/invoices", Class: risk.Read, Exposed: true})
 	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: admin})
 	wantBody(t, rec, `data-testid="publish-problem"`, "billing", "has no origin")
 	rec = a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"kept"}}})

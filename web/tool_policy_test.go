@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // policyValues is the editor form of p at version, as a browser posts it.
@@ -37,8 +38,8 @@ func policyValues(p policy.Policy, version int64) url.Values {
 // seedTools adds a GET and a DELETE tool.
 func seedTools(t *testing.T, a *testApp) (get, del *store.PolicyRecord) {
 	t.Helper()
-	get = store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_list", Method: "GET", Path: "/orders", Class: risk.Read})
-	del = store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
+	get = storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_list", Method: "GET", Path: "/orders", Class: risk.Read})
+	del = storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
 	return get, del
 }
 
@@ -205,7 +206,7 @@ func TestExplicitActionCreatesARequest(t *testing.T) {
 func TestRetryActionCanAdd500(t *testing.T) {
 	ctx := context.Background()
 	a := newTestApp(t, true)
-	post := store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
+	post := storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
 	admin := a.sessionCookie("admin")
 	retry := url.Values{"reason": {"upstream dedups by key"}, "confirm_name": {"orders_create"}, "mode": {"key"},
 		"header": {"Idempotency-Key"}, "source": {"generated"}, "attempts": {"3"}}

@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // hostUser adds a user as code on the host does (no console actor), so it
@@ -30,7 +31,7 @@ func hostUser(t *testing.T, a *testApp, name string, roles ...auth.Role) *store.
 // riskyTool seeds a DESTRUCTIVE tool named name.
 func riskyTool(t *testing.T, a *testApp, name string) *store.PolicyRecord {
 	t.Helper()
-	return store.MustSeedTool(t, a.db, store.SeedTool{Name: name, Method: "DELETE", Path: "/" + name + "/{id}", Class: risk.Destructive})
+	return storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: name, Method: "DELETE", Path: "/" + name + "/{id}", Class: risk.Destructive})
 }
 
 // signIn signs email in through the sign-in form and returns the cookie.

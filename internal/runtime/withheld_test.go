@@ -13,7 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/policy"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 // idempotentCreateWithKeyParam is issue 10's case: a tool that declares an
