@@ -20,7 +20,7 @@ func seedDeleteTool(t *testing.T, a *app) {
 	storetest.MustSeedTool(t, db, storetest.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
 }
 
-// TestApprovalFlow is issue 4's four-eyes story in two browsers: an admin
+// TestApprovalFlow is R10's four-eyes story in two browsers: an admin
 // asks to expose a DELETE tool and cannot approve it; an approver sees the
 // pending count and approves; the tool is exposed and the audit log shows
 // both steps.

@@ -56,7 +56,7 @@ func ssoSignIn(t *testing.T, a *app, size *playwright.Size, user, password, shot
 	return page
 }
 
-// TestSingleSignOnApproval is issue 14's story in browsers: an admin signs
+// TestSingleSignOnApproval is README "Single sign-on (OpenID Connect)" in browsers: an admin signs
 // in through the provider and asks to expose a DESTRUCTIVE tool; an
 // approver signs in through the provider and approves; removed from the
 // approver group at the provider, the approver's next sign-in has no
