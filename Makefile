@@ -23,12 +23,12 @@ GOTESTSUM = $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-e
 # is a test tier: it runs where it is present and skips where it is not;
 # `make test` then says so in one line. CI requires it: .ci/run sets
 # TOOLGATE_REQUIRE_CORPUS=1, which turns a missing corpus into a failure
-# (see internal/corpus).
-# Tests that need a real OCI registry (internal/ocitest starts Debian's
+# (see internal/testing/corpus).
+# Tests that need a real OCI registry (internal/testing/ocitest starts Debian's
 # docker-registry on loopback) fail rather than skip when it is missing.
 export TOOLGATE_REQUIRE_REGISTRY = 1
 REGISTRY  = /usr/bin/docker-registry
-# Tests on PostgreSQL (internal/pgtest starts a throwaway server) fail rather
+# Tests on PostgreSQL (internal/testing/pgtest starts a throwaway server) fail rather
 # than skip when the server binaries are missing (`make postgres`).
 export TOOLGATE_REQUIRE_POSTGRES = 1
 
@@ -141,8 +141,8 @@ templ-check: ## fail when generated views are stale
 unit: postgres ## unit tests with the race detector (browser tests run in `e2e`)
 	@mkdir -p $(RESULTS)
 	$(GOTESTSUM) --jsonfile $(RESULTS)/unit.json -- -race -short $$($(GO) list $(PKGS) | grep -v /e2e$$)
-	@# The store's whole suite again on PostgreSQL (store.MustOpen follows
-	@# TOOLGATE_TEST_ENGINE; internal/pgtest starts a throwaway server).
+	@# The store's whole suite again on PostgreSQL (its MustOpen follows
+	@# TOOLGATE_TEST_ENGINE; internal/testing/pgtest starts a throwaway server).
 	TOOLGATE_TEST_ENGINE=postgres $(GOTESTSUM) --jsonfile $(RESULTS)/unit-postgres.json -- -race -short ./internal/store
 	@# The real-world fixture corpus (8 MB of OpenAPI) skips under -race -short;
 	@# it runs here without the race detector (the parser and classifier are

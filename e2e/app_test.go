@@ -11,7 +11,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/toolgate/toolgate/internal/cli"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 // app is one running console with its own data directory.

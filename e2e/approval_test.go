@@ -1,14 +1,13 @@
 package e2e
 
 import (
-	"context"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/risk"
-	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // seedDeleteTool puts a DELETE tool into the running app's database
@@ -16,15 +15,12 @@ import (
 // write).
 func seedDeleteTool(t *testing.T, a *app) {
 	t.Helper()
-	db, err := store.Open(context.Background(), config.DBPath(a.dataDir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.Open(t, config.DBPath(a.dataDir))
 	defer db.Close()
-	store.MustSeedTool(t, db, store.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
+	storetest.MustSeedTool(t, db, storetest.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
 }
 
-// TestApprovalFlow is issue 4's four-eyes story in two browsers: an admin
+// TestApprovalFlow is R10's four-eyes story in two browsers: an admin
 // asks to expose a DELETE tool and cannot approve it; an approver sees the
 // pending count and approves; the tool is exposed and the audit log shows
 // both steps.

@@ -58,7 +58,7 @@ const inFirstViewport = `() => {
 		tallest: Math.max(...rows.map(r => r.getBoundingClientRect().height)), rows: rows.length};
 }`
 
-// TestToolsListDense is issue 12's Tools list: with 300 tools at 1280×800,
+// TestToolsListDense is DESIGN's Layout for the Tools list: with 300 tools at 1280×800,
 // at least 15 rows show in the first screen with the filters above them,
 // every row is one line, and on a phone nothing is wider than the window.
 func TestToolsListDense(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
-// TestReimportShowsTheDefinitionDiff is issue 10's R13 walk: a DESTRUCTIVE
+// TestReimportShowsTheDefinitionDiff is R13's walk: a DESTRUCTIVE
 // tool exposed with an approval, and a READ tool exposed without one; a
 // re-import changes the description and input schema of the first and the
 // description of the second. The preview shows both texts as a diff, asks

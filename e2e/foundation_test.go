@@ -20,7 +20,7 @@ func hasSessionCookie(t *testing.T, bc playwright.BrowserContext) bool {
 	return false
 }
 
-// TestFoundation walks issue 2's story: first-run setup, sign-out, a refused
+// TestFoundation walks README "Where to log in": first-run setup, sign-out, a refused
 // sign-in, sign-in, adding a viewer, the viewer setting their own password
 // at the first sign-in, the viewer refused the users page, and sign-out
 // ending the session for a copied cookie too.

@@ -7,7 +7,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 )
 
-// TestImportThroughTheBrowser is issue 3's console story: an admin uploads
+// TestImportThroughTheBrowser is the Quickstart's console story (README): an admin uploads
 // an API description, filters the tools to DESTRUCTIVE, opens one, and
 // sees a risk reason next to the retry summary.
 func TestImportThroughTheBrowser(t *testing.T) {

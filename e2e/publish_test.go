@@ -12,7 +12,7 @@ import (
 	"github.com/toolgate/toolgate/internal/cli"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/risk"
-	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // TestPublishAndVerify: an admin sees the preview diff, publishes,
@@ -20,9 +20,8 @@ import (
 // the exported keys; one flipped byte makes verify fail.
 func TestPublishAndVerify(t *testing.T) {
 	a := startApp(t)
-	db, err := store.Open(context.Background(), config.DBPath(a.dataDir))
-	must(t, err)
-	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
+	db := storetest.Open(t, config.DBPath(a.dataDir))
+	storetest.MustAddTool(t, db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
 		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
 	must(t, db.Close())
 

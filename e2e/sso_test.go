@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,13 +8,13 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/toolgate/toolgate/internal/config"
-	"github.com/toolgate/toolgate/internal/oidctest"
 	"github.com/toolgate/toolgate/internal/risk"
-	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/oidctest"
 )
 
 // startSSOApp runs the console with single sign-on against a real provider
-// (internal/oidctest) holding an admin (group tg-admins) and an approver
+// (internal/testing/oidctest) holding an admin (group tg-admins) and an approver
 // (tg-approvers); staff gives the viewer role. Local sign-in is off.
 func startSSOApp(t *testing.T) (*app, *oidctest.Provider) {
 	t.Helper()
@@ -57,7 +56,7 @@ func ssoSignIn(t *testing.T, a *app, size *playwright.Size, user, password, shot
 	return page
 }
 
-// TestSingleSignOnApproval is issue 14's story in browsers: an admin signs
+// TestSingleSignOnApproval is README "Single sign-on (OpenID Connect)" in browsers: an admin signs
 // in through the provider and asks to expose a DESTRUCTIVE tool; an
 // approver signs in through the provider and approves; removed from the
 // approver group at the provider, the approver's next sign-in has no
@@ -120,12 +119,9 @@ func TestSingleSignOnApproval(t *testing.T) {
 // seedTool adds a DELETE tool named name to the running app's database.
 func seedTool(t *testing.T, a *app, name string) {
 	t.Helper()
-	db, err := store.Open(context.Background(), config.DBPath(a.dataDir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.Open(t, config.DBPath(a.dataDir))
 	defer db.Close()
-	store.MustSeedTool(t, db, store.SeedTool{Name: name, Method: "DELETE", Path: "/" + name + "/{id}", Class: risk.Destructive})
+	storetest.MustSeedTool(t, db, storetest.SeedTool{Name: name, Method: "DELETE", Path: "/" + name + "/{id}", Class: risk.Destructive})
 }
 
 // noSideways fails when the page scrolls sideways.

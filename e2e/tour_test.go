@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // tourPages are the console's pages in navigation order, with the heading
@@ -215,12 +216,11 @@ func seedTour(t *testing.T, a *app) {
 	}
 	run("import", "--source", "orders", "--yes", filepath.Join("testdata", "orders.yaml"))
 
-	db, err := store.Open(ctx, config.DBPath(a.dataDir))
-	must(t, err)
-	store.MustAddTool(t, db, store.FixtureTool{Source: "organization-administration", Origin: "https://admin.example.com",
+	db := storetest.Open(t, config.DBPath(a.dataDir))
+	storetest.MustAddTool(t, db, storetest.FixtureTool{Source: "organization-administration", Origin: "https://admin.example.com",
 		Name: "organizations_members_roles_replace_all_for_member", Method: "PUT",
 		Path: "/admin/organizations/{organizationId}/members/{memberId}/roles/assignments", Class: risk.Privileged})
-	store.MustAddTool(t, db, store.FixtureTool{Source: "organization-administration", Origin: "https://admin.example.com",
+	storetest.MustAddTool(t, db, storetest.FixtureTool{Source: "organization-administration", Origin: "https://admin.example.com",
 		Name: "organizations_list", Method: "GET", Path: "/admin/organizations", Class: risk.Read, Exposed: true})
 
 	admin, err := db.UserByEmail(ctx, "admin@example.com")

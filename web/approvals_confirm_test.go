@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // TestDuplicateRequestRefusedWithALink: asking for the same change to the
@@ -45,7 +46,7 @@ func TestDuplicateRequestRefusedWithALink(t *testing.T) {
 func TestApproveConfirmShowsWhatARuntimeWillDo(t *testing.T) {
 	a := newTestApp(t, true)
 	ctx := context.Background()
-	rec0 := store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
+	rec0 := storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
 	p := rec0.Policy
 	p.TimeoutMS, p.DeadlineMS = 4000, 10000
 	if _, err := a.db.SavePolicy(ctx, "admin@example.com", rec0.ToolID, rec0.Version, p); err != nil {

@@ -9,12 +9,13 @@ import (
 	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // newPublishApp is newTestApp with a signing key directory, as serve has.
 func newPublishApp(t *testing.T, opts ...func(*Deps)) *testApp {
 	t.Helper()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	withKeys := func(d *Deps) {
 		d.Keys = &keyring.Files{Dir: bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, DB: db}
 	}
@@ -34,7 +35,7 @@ func bearer(token string, more ...string) map[string]string {
 // exposeTool adds an exposed READ tool of the "orders" source.
 func (a *testApp) exposeTool(name string) {
 	a.t.Helper()
-	store.MustAddTool(a.t, a.db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: name,
+	storetest.MustAddTool(a.t, a.db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: name,
 		Method: "GET", Path: "/" + name, Class: risk.Read, Exposed: true})
 }
 

@@ -9,8 +9,8 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/ocitest"
 	"github.com/toolgate/toolgate/internal/pusher"
+	"github.com/toolgate/toolgate/internal/testing/ocitest"
 )
 
 // newPushApp is newPublishApp whose console pushes to reg (not started).

@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 func TestBundlesPublishFlow(t *testing.T) {
@@ -21,40 +22,42 @@ func TestBundlesPublishFlow(t *testing.T) {
 	// HTMX as a fragment, without JavaScript through the link as a page.
 	rec := a.do(request{method: "GET", path: "/bundles", cookie: admin})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `hx-get="/bundles/next"`, `hx-trigger="load"`, `<a href="/bundles/next">`, "Nothing has been published yet")
-	if strings.Contains(rec.Body.String(), `data-testid="preview"`) {
-		t.Error("the page computed the preview before rendering")
-	}
+	wantPage(t, rec, in(`[hx-get="/bundles/next"]`, hasAttr("hx-trigger", "load"), hasText("Show the next bundle")),
+		in(tid("next-bundle-loading")+` a[href="/bundles/next"]`),
+		in(tid("current-version"), hasText("Nothing has been published yet")),
+		none(tid("preview"))) // the page did not compute the preview before rendering
 	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: map[string]string{"HX-Request": "true"}})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="preview"`, `data-testid="tool-added"`, "list_orders", `data-testid="publish-form"`)
+	wantPage(t, rec, in(tid("preview")+" "+tid("tool-added"), textIs("Tool added: list_orders")),
+		in(`form[method="post"][action="/bundles"]`+tid("publish-form")))
 	if strings.Contains(rec.Body.String(), "<html") {
 		t.Error("the HTMX answer is a whole page")
 	}
 	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: admin})
-	wantBody(t, rec, "<html", `data-testid="bundles-next"`, `data-testid="tool-added"`, `data-testid="publish-form"`)
+	wantBody(t, rec, "<html")
+	wantPage(t, rec, in(tid("bundles-next")+" "+tid("tool-added"), hasText("list_orders")),
+		in(tid("bundles-next")+" "+tid("publish-form")))
 	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: viewer})
 	wantStatus(t, rec, 200)
-	if strings.Contains(rec.Body.String(), "publish-form") {
-		t.Error("a viewer is offered the publish form")
-	}
+	wantPage(t, rec, in(tid("preview")), none(tid("publish-form")), none(`form[action="/bundles"]`)) // a viewer is not offered the publish form
 
 	rec = a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"first <publish>"}}})
 	wantStatus(t, rec, 303)
 	rec = a.do(request{method: "GET", path: "/bundles?done=published", cookie: admin})
-	wantBody(t, rec, `data-testid="current-version">v1<`, "first &lt;publish&gt;", "Published.")
-	wantBody(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin}), `data-testid="no-changes"`)
+	wantPage(t, rec, in(tid("current-version"), textIs("v1")), in(`td[data-label="Note"]`, textIs("first <publish>")),
+		in(tid("notice"), hasText("Published.")))
+	wantPage(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin}), in(tid("no-changes")), none(tid("tool-added")))
 
 	// A policy change shows up as a policy field change in the preview.
 	if _, err := a.db.Publish(t.Context(), store.PublishRequest{}); err == nil {
 		t.Fatal("publish without key accepted")
 	}
-	store.MustAddTool(t, a.db, store.FixtureTool{Source: "billing", Name: "list_invoices", Method: "GET", Path: "/invoices", Class: risk.Read, Exposed: true})
+	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "billing", Name: "list_invoices", Method: "GET", Path: "/invoices", Class: risk.Read, Exposed: true})
 	rec = a.do(request{method: "GET", path: "/bundles/next", cookie: admin})
-	wantBody(t, rec, `data-testid="publish-problem"`, "billing", "has no origin")
+	wantPage(t, rec, in(tid("publish-problem"), hasText("billing"), hasText("has no origin")), none(tid("publish-form")))
 	rec = a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"kept"}}})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, `data-testid="form-error"`, "billing")
+	wantPage(t, rec, in(tid("form-error"), hasText("billing")))
 }
 
 func TestBundlesDownloadCompareRollback(t *testing.T) {
@@ -78,9 +81,9 @@ func TestBundlesDownloadCompareRollback(t *testing.T) {
 
 	rec = a.do(request{method: "GET", path: "/bundles/compare?from=1&to=2", cookie: admin})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="tool-added"`, "get_order")
+	wantPage(t, rec, in(tid("tool-added"), textIs("Tool added: get_order")), none(tid("tool-removed")))
 	rec = a.do(request{method: "GET", path: "/bundles/compare?from=2&to=1", cookie: admin})
-	wantBody(t, rec, `data-testid="tool-removed"`, "get_order")
+	wantPage(t, rec, in(tid("tool-removed"), textIs("Tool removed: get_order")), none(tid("tool-added")))
 
 	wantStatus(t, a.do(request{method: "POST", path: "/bundles/1/rollback", cookie: admin, csrf: true, form: url.Values{}}), 400)
 	rec = a.do(request{method: "POST", path: "/bundles/1/rollback", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}})
@@ -102,9 +105,7 @@ func TestKeysRotateAndRetire(t *testing.T) {
 	rec := a.do(request{method: "GET", path: "/keys", cookie: a.sessionCookie("viewer")})
 	wantStatus(t, rec, 200)
 	wantBody(t, rec, first.KeyID, "signs the current bundle")
-	if strings.Contains(rec.Body.String(), "rotate-form") {
-		t.Error("a viewer is offered rotation")
-	}
+	wantPage(t, rec, none(tid("rotate-form")), none(`form[action="/keys/rotate"]`)) // a viewer is not offered rotation
 	wantStatus(t, a.do(request{method: "POST", path: "/keys/rotate", cookie: admin, csrf: true, form: url.Values{}}), 400)
 	wantStatus(t, a.do(request{method: "POST", path: "/keys/rotate", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}), 303)
 	second, _ := a.srv.pub.keys.Active(context.Background())
@@ -152,7 +153,8 @@ func TestTokensAndRuntimesPages(t *testing.T) {
 	admin := a.sessionCookie("admin")
 	rec := a.do(request{method: "POST", path: "/tokens", cookie: admin, csrf: true, form: url.Values{"name": {"checkout-prod"}}})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="new-token-value">tgr_`, "cannot be shown again")
+	wantPage(t, rec, in(tid("new-token-value"), hasText("tgr_")))
+	wantBody(t, rec, "cannot be shown again")
 	if rec.Header().Get("Cache-Control") != "no-store" {
 		t.Error("the page with the token may be cached")
 	}
@@ -172,12 +174,11 @@ func TestTokensAndRuntimesPages(t *testing.T) {
 	a.api.Flush(t.Context())
 	rec = a.do(request{method: "GET", path: "/runtimes", cookie: a.sessionCookie("viewer")})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, "pod-7", "checkout", `data-testid="behind">1 behind`, "10m0s")
-	if strings.Contains(rec.Body.String(), `data-testid="stale"`) {
-		t.Error("an instance seen just now is flagged stale")
-	}
+	wantPage(t, rec, in(tid("runtime-row"), hasText("pod-7"), hasText("checkout")),
+		in(tid("runtime-row")+" "+tid("behind"), textIs("1 behind")), in(tid("runtimes"), hasText("10m0s")),
+		none(tid("stale"))) // an instance seen just now is not flagged stale
 	a.db.Now = func() time.Time { return time.Now().Add(11 * time.Minute) }
-	wantBody(t, a.do(request{method: "GET", path: "/runtimes", cookie: admin}), `data-testid="stale"`)
+	wantPage(t, a.do(request{method: "GET", path: "/runtimes", cookie: admin}), in(tid("runtime-row")+" "+tid("stale")))
 
 	wantStatus(t, a.do(request{method: "POST", path: "/tokens/checkout-prod/revoke", cookie: admin, csrf: true, form: url.Values{"confirm": {"yes"}}}), 303)
 	wantStatus(t, a.do(request{method: "GET", path: "/api/v1/bundle", header: h}), 401)

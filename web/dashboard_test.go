@@ -12,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // byTestID returns the collapsed text of the element reached by following
@@ -57,7 +58,7 @@ func seedDashboard(t *testing.T, a *testApp) {
 	t.Helper()
 	ctx := context.Background()
 	add := func(source, name, method string, class risk.Class, exposed bool) int64 {
-		return store.MustAddTool(t, a.db, store.FixtureTool{Source: source, Origin: "https://api.example.com", Name: name,
+		return storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: source, Origin: "https://api.example.com", Name: name,
 			Method: method, Path: "/" + name, Class: class, Exposed: exposed})
 	}
 	add("orders", "orders_list", "GET", risk.Read, true)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
-	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 func defaultsValues(d policy.ProjectDefaults, version int64) url.Values {
@@ -47,9 +47,9 @@ func TestDefaultsPreviewSaveConflict(t *testing.T) {
 	v.Set("safe.exposed", "true")
 	rec = a.do(request{method: "POST", path: "/defaults", form: v, cookie: admin, csrf: true})
 	wantStatus(t, rec, 303)
-	post := store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
-	priv := store.MustSeedTool(t, a.db, store.SeedTool{Name: "admin_get", Method: "GET", Path: "/admin", Class: risk.Privileged})
-	read := store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_get", Method: "GET", Path: "/orders/{id}", Class: risk.Read})
+	post := storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
+	priv := storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "admin_get", Method: "GET", Path: "/admin", Class: risk.Privileged})
+	read := storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_get", Method: "GET", Path: "/orders/{id}", Class: risk.Read})
 	if post.Policy.Exposed || post.Policy.Idempotent || post.Policy.Retry.Attempts != 1 || priv.Policy.Exposed || !read.Policy.Exposed {
 		t.Fatalf("new tools under saved defaults: post %+v priv exposed %v read exposed %v", post.Policy, priv.Policy.Exposed, read.Policy.Exposed)
 	}

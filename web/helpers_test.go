@@ -19,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/runtimeapi"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 const (
@@ -56,7 +57,7 @@ func testConfig() config.Config {
 // (first run). opts may change the server's dependencies.
 func newTestApp(t *testing.T, withUsers bool, opts ...func(*Deps)) *testApp {
 	t.Helper()
-	return newTestAppWith(t, store.MustOpen(t), withUsers, opts...)
+	return newTestAppWith(t, storetest.MustOpen(t), withUsers, opts...)
 }
 
 // newTestAppWith builds the app over db (migrated).

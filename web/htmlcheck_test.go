@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http/httptest"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/testing/htmlcheck"
@@ -15,6 +16,7 @@ var (
 	count   = htmlcheck.Count
 	none    = htmlcheck.None
 	hasText = htmlcheck.HasText
+	textIs  = htmlcheck.TextIs
 	hasAttr = htmlcheck.HasAttr
 )
 
@@ -23,3 +25,12 @@ func wantHTML(t *testing.T, body string, checks ...check) {
 	t.Helper()
 	htmlcheck.Run(t, body, checks...)
 }
+
+// wantPage is wantHTML on a response's body.
+func wantPage(t *testing.T, rec *httptest.ResponseRecorder, checks ...check) {
+	t.Helper()
+	wantHTML(t, rec.Body.String(), checks...)
+}
+
+// tid is the selector of the elements with data-testid id.
+func tid(id string) string { return `[data-testid="` + id + `"]` }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // countingHasher stands in for auth.CheckPassword, counting checks and the
@@ -203,7 +204,7 @@ func TestFloodDoesNotLockOutAKnownAddress(t *testing.T) {
 //	go test -run '^$' -bench ParallelAnonymousSignIn -benchtime 1x ./web
 func BenchmarkParallelAnonymousSignIn(b *testing.B) {
 	keys := [][]byte{bytes.Repeat([]byte{1}, 64), bytes.Repeat([]byte{2}, 32)}
-	srv, err := New(context.Background(), Deps{Store: store.MustOpen(b), Logger: slog.New(slog.DiscardHandler),
+	srv, err := New(context.Background(), Deps{Store: storetest.MustOpen(b), Logger: slog.New(slog.DiscardHandler),
 		Config: testConfig(), SessionKeys: keys})
 	if err != nil {
 		b.Fatal(err)
@@ -267,7 +268,7 @@ func TestThrottledSignInsAuditOneSummary(t *testing.T) {
 		t.Run(string(engine), func(t *testing.T) {
 			ctx := context.Background()
 			cfg := auth.DefaultThrottle()
-			a := newTestAppWith(t, store.MustOpenEngine(t, engine), true, withHasher(&countingHasher{}, cfg))
+			a := newTestAppWith(t, storetest.MustOpenEngine(t, engine), true, withHasher(&countingHasher{}, cfg))
 			before, err := a.db.AuditEntries(ctx)
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // setupToken reads the token out of a's printed setup link.
@@ -32,7 +32,7 @@ func setupForm(tok, email string) url.Values {
 // creates no one. A link neither console knows is still "not valid".
 func TestSetupOnASharedDatabase(t *testing.T) {
 	ctx := context.Background()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	first, second := newTestAppWith(t, db, false), newTestAppWith(t, db, false)
 	tokA, tokB := first.setupToken(), second.setupToken()
 	if tokA == tokB {

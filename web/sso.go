@@ -14,7 +14,7 @@ import (
 	"github.com/toolgate/toolgate/views"
 )
 
-// Single sign-on (issue 14): GET /login/oidc starts a sign-in at the
+// Single sign-on (README "Single sign-on (OpenID Connect)"): GET /login/oidc starts a sign-in at the
 // provider, GET /login/oidc/callback finishes it. Both are open to anyone
 // (signing in is what they are for) and change nothing but the flow cookie
 // until the callback has verified everything (internal/sso); the sign-in

@@ -9,12 +9,12 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/audit"
-	"github.com/toolgate/toolgate/internal/oidctest"
 	"github.com/toolgate/toolgate/internal/sso"
+	"github.com/toolgate/toolgate/internal/testing/oidctest"
 )
 
 // ssoApp is the console with single sign-on against a real provider
-// (internal/oidctest) holding ann (approver, staff), bob (admin, email not
+// (internal/testing/oidctest) holding ann (approver, staff), bob (admin, email not
 // verified) and carl (in no mapped group).
 type ssoApp struct {
 	*testApp

@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // policyValues is the editor form of p at version, as a browser posts it.
@@ -37,8 +38,8 @@ func policyValues(p policy.Policy, version int64) url.Values {
 // seedTools adds a GET and a DELETE tool.
 func seedTools(t *testing.T, a *testApp) (get, del *store.PolicyRecord) {
 	t.Helper()
-	get = store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_list", Method: "GET", Path: "/orders", Class: risk.Read})
-	del = store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
+	get = storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_list", Method: "GET", Path: "/orders", Class: risk.Read})
+	del = storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
 	return get, del
 }
 
@@ -46,23 +47,22 @@ func TestToolPolicyPageByRole(t *testing.T) {
 	a := newTestApp(t, true)
 	seedTools(t, a)
 	tests := []struct {
-		role        string
-		want, avoid []string
+		role string
+		want []check
 	}{
-		{"admin", []string{`data-testid="risk-box"`, `data-testid="retry-box"`, `data-testid="policy-form"`, "Expose this tool…",
-			"Enable retry…", "method:DELETE", "DELETE · 1 attempt"}, []string{`data-testid="policy-facts"`}},
-		{"viewer", []string{`data-testid="risk-box"`, `data-testid="policy-facts"`, "DESTRUCTIVE"}, []string{`data-testid="policy-form"`, "Expose this tool…"}},
+		{"admin", []check{in(tid("risk-box")+" a.button", textIs("Expose this tool…")),
+			in(tid("risk-box")+" a.button", textIs("Enable retry…")),
+			in(tid("risk-reasons")+" code", textIs("method:DELETE")),
+			in(tid("retry-box")+" "+tid("policy-summary"), hasText("DELETE · 1 attempt")),
+			in(tid("retry-box") + " form" + tid("policy-form")), none(tid("policy-facts"))}},
+		{"viewer", []check{in(tid("risk-class"), textIs("DESTRUCTIVE")), in(tid("retry-box") + " " + tid("policy-facts")),
+			none(tid("policy-form")), none(tid("risk-box") + " a.button")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.role, func(t *testing.T) {
 			rec := a.do(request{method: "GET", path: "/tools/orders_delete/policy", cookie: a.sessionCookie(tt.role)})
 			wantStatus(t, rec, 200)
-			wantBody(t, rec, tt.want...)
-			for _, s := range tt.avoid {
-				if strings.Contains(rec.Body.String(), s) {
-					t.Errorf("%s sees %q", tt.role, s)
-				}
-			}
+			wantPage(t, rec, tt.want...)
 		})
 	}
 }
@@ -77,7 +77,9 @@ func TestToolPolicyPreviewFragment(t *testing.T) {
 	rec := a.do(request{method: "POST", path: "/tools/orders_list/policy/preview", form: v, cookie: admin, csrf: true,
 		header: map[string]string{"HX-Request": "true"}})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="policy-preview"`, "up to 5 attempts", `data-testid="worst-case">5 s<`, "Warning: only 1 of 5 attempts fit")
+	wantPage(t, rec, in(tid("policy-preview")+" li", hasText("up to 5 attempts")),
+		in(tid("policy-preview")+" "+tid("worst-case"), textIs("5 s")),
+		in(tid("policy-preview")+" "+tid("preview-warning"), hasText("Warning: only 1 of 5 attempts fit")))
 	if strings.Contains(rec.Body.String(), "<html") {
 		t.Error("HTMX preview returned a whole page")
 	}
@@ -86,12 +88,13 @@ func TestToolPolicyPreviewFragment(t *testing.T) {
 	v.Set("exposed", "true")
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy/preview", form: v, cookie: admin, csrf: true,
 		header: map[string]string{"HX-Request": "true"}})
-	wantBody(t, rec, `data-testid="needs-approval"`, "Expose a destructive or privileged tool")
+	wantPage(t, rec, in(tid("needs-approval")+" li", hasText("Expose a destructive or privileged tool")))
 	// Without JavaScript the preview is the whole page with the values kept.
 	v.Set("timeout_ms", "4321")
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy/preview", form: v, cookie: admin, csrf: true})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, "<html", `value="4321"`, `data-testid="needs-approval"`)
+	wantBody(t, rec, "<html")
+	wantPage(t, rec, in(`input[name="timeout_ms"]`, hasAttr("value", "4321")), in(tid("needs-approval")))
 }
 
 func TestToolPolicySaveAndConflict(t *testing.T) {
@@ -113,8 +116,10 @@ func TestToolPolicySaveAndConflict(t *testing.T) {
 	second.Set("deadline_ms", "12000")
 	rec = a.do(request{method: "POST", path: "/tools/orders_list/policy", form: second, cookie: admin, csrf: true})
 	wantStatus(t, rec, 409)
-	wantBody(t, rec, `data-testid="policy-conflict"`, "Reapply my changes", `value="12000"`,
-		`name="version" value="`+strconv.FormatInt(get.Version+1, 10)+`"`, "<code>timeout_ms</code>")
+	wantPage(t, rec, in(tid("policy-conflict"), hasText("Reapply my changes")), in(tid("policy-conflict")+" code", textIs("timeout_ms")),
+		in(tid("policy-form")+` input[name="deadline_ms"]`, hasAttr("value", "12000")),
+		in(tid("policy-form")+` input[name="version"]`, hasAttr("value", strconv.FormatInt(get.Version+1, 10))),
+		in(tid("save-policy"), textIs("Reapply my changes")))
 	stored, _ := a.db.ToolPolicy(ctx, get.ToolID)
 	if stored.Policy.TimeoutMS != 1500 || stored.Policy.DeadlineMS == 12000 {
 		t.Fatalf("stored %+v after the conflict", stored.Policy)
@@ -136,13 +141,14 @@ func TestToolPolicySaveRefusals(t *testing.T) {
 	tests := []struct {
 		name  string
 		set   map[string]string
-		want  []string
+		want  []check
 		field string
 	}{
-		{"expose a DELETE tool", map[string]string{"exposed": "true"}, []string{"needs an explicit action"}, ""},
-		{"DELETE attempts above 1", map[string]string{"retry.attempts": "3"}, []string{"needs an explicit action"}, ""},
-		{"not a number", map[string]string{"timeout_ms": "soon"}, []string{"Enter a whole number.", `value="soon"`}, "timeout_ms"},
-		{"out of range", map[string]string{"timeout_ms": "5"}, []string{`data-testid="field-error"`}, "timeout_ms"},
+		{"expose a DELETE tool", map[string]string{"exposed": "true"}, []check{in(tid("form-error"), hasText("needs an explicit action"))}, ""},
+		{"DELETE attempts above 1", map[string]string{"retry.attempts": "3"}, []check{in(tid("form-error"), hasText("needs an explicit action"))}, ""},
+		{"not a number", map[string]string{"timeout_ms": "soon"}, []check{in("#pf-timeout_ms-error", textIs("Enter a whole number.")),
+			in("#pf-timeout_ms", hasAttr("value", "soon"))}, "timeout_ms"},
+		{"out of range", map[string]string{"timeout_ms": "5"}, []check{in("#pf-timeout_ms-error" + tid("field-error"))}, "timeout_ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,9 +158,9 @@ func TestToolPolicySaveRefusals(t *testing.T) {
 			}
 			rec := a.do(request{method: "POST", path: "/tools/orders_delete/policy", form: v, cookie: admin, csrf: true})
 			wantStatus(t, rec, 400)
-			wantBody(t, rec, tt.want...)
+			wantPage(t, rec, tt.want...)
 			if tt.field != "" {
-				wantBody(t, rec, `id="pf-`+tt.field+`"`, `aria-invalid`)
+				wantPage(t, rec, in("#pf-"+tt.field, hasAttr("aria-invalid", "true"), hasAttr("aria-describedby", "pf-"+tt.field+"-error")))
 			}
 		})
 	}
@@ -170,14 +176,15 @@ func TestExplicitActionCreatesARequest(t *testing.T) {
 	admin := a.sessionCookie("admin")
 	rec := a.do(request{method: "GET", path: "/tools/orders_delete/actions/expose", cookie: admin})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="explicit-action"`, `name="confirm_name"`, "<code>exposed</code>")
+	wantPage(t, rec, in(tid("explicit-action")+` form input[name="confirm_name"]`), in(tid("explicit-action")+" code", textIs("exposed")))
 	rec = a.do(request{method: "GET", path: "/tools/orders_delete/actions/retry", cookie: admin})
 	wantBody(t, rec, "Sending an idempotency key does not make an API idempotent")
 
 	form := url.Values{"reason": {"the cleanup job deletes expired orders"}, "confirm_name": {"orders_list"}}
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/actions/expose", form: form, cookie: admin, csrf: true})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, "Type the tool&#39;s name, orders_delete, exactly", "the cleanup job deletes expired orders")
+	wantPage(t, rec, in(tid("explicit-action"), hasText("Type the tool's name, orders_delete, exactly")),
+		in(tid("explicit-action")+` textarea[name="reason"]`, textIs("the cleanup job deletes expired orders")))
 
 	form.Set("confirm_name", "orders_delete")
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/actions/expose", form: form, cookie: admin, csrf: true})
@@ -186,7 +193,8 @@ func TestExplicitActionCreatesARequest(t *testing.T) {
 		t.Fatal("the tool was exposed before approval")
 	}
 	rec = a.do(request{method: "GET", path: "/tools/orders_delete/policy?done=requested", cookie: admin})
-	wantBody(t, rec, `data-testid="pending-request"`, "Withdraw my request", "the cleanup job deletes expired orders", "Change request created")
+	wantPage(t, rec, in(tid("pending-request"), hasText("the cleanup job deletes expired orders")),
+		in(tid("pending-request")+" button", textIs("Withdraw my request")), in(tid("notice"), hasText("Change request created")))
 
 	// Retry with a key on the DELETE tool: one request with key and attempts.
 	retry := url.Values{"reason": {"upstream dedups"}, "confirm_name": {"orders_delete"}, "mode": {"key"},
@@ -205,7 +213,7 @@ func TestExplicitActionCreatesARequest(t *testing.T) {
 func TestRetryActionCanAdd500(t *testing.T) {
 	ctx := context.Background()
 	a := newTestApp(t, true)
-	post := store.MustSeedTool(t, a.db, store.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
+	post := storetest.MustSeedTool(t, a.db, storetest.SeedTool{Name: "orders_create", Method: "POST", Path: "/orders", Class: risk.Write})
 	admin := a.sessionCookie("admin")
 	retry := url.Values{"reason": {"upstream dedups by key"}, "confirm_name": {"orders_create"}, "mode": {"key"},
 		"header": {"Idempotency-Key"}, "source": {"generated"}, "attempts": {"3"}}

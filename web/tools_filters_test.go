@@ -8,17 +8,6 @@ import (
 	"github.com/PuerkitoBio/goquery"
 )
 
-// textIs checks that the element's text, with runs of space collapsed, is
-// exactly want.
-func textIs(want string) check {
-	return func(s *goquery.Selection) string {
-		if got := strings.Join(strings.Fields(s.Text()), " "); got != want {
-			return fmt.Sprintf("text %q, want %q", got, want)
-		}
-		return ""
-	}
-}
-
 // openIs checks whether a <details> is open.
 func openIs(want bool) check {
 	return func(s *goquery.Selection) string {

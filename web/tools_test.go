@@ -16,9 +16,9 @@ import (
 	"github.com/gorilla/securecookie"
 
 	"github.com/toolgate/toolgate/internal/auth"
-
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // importDoc stores yaml as source name through the store.
@@ -158,7 +158,7 @@ func TestToolDetailAndRaise(t *testing.T) {
 // the whole handler stack: session, SQL, policy summaries and templ.
 func BenchmarkToolsPage(b *testing.B) {
 	ctx := context.Background()
-	db := store.MustOpen(b)
+	db := storetest.MustOpen(b)
 	u, err := db.CreateUser(ctx, "bench", store.NewUser{Email: "viewer@example.com", PasswordHash: "x", Roles: []auth.Role{auth.RoleViewer}})
 	if err != nil {
 		b.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/keyring"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 // The cluster test runs real `toolgate serve` processes from a binary built

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/config"
-	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/sampleapi"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/testing/pgtest"
 )
 
 // TestMain stops pgtest's PostgreSQL server and removes the built binary.

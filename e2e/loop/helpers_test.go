@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/cli"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 // command is a toolgate subcommand running in-process through cli.Run.

@@ -10,7 +10,7 @@ import (
 // Verify decodes into them. They are deliberately not the domain types
 // (Bundle, policy.Policy, risk.Class, ...) the rest of toolgate works with:
 // a field added to a domain type must not change the wire format of the
-// running major by accident (STYLE.md habit 15). wire_convert.go maps each
+// running major by accident (STYLE.md: types that cross a process boundary are wire types). wire_convert.go maps each
 // of them to and from its domain type, field by field, and
 // TestWireConversionCoversEveryField fails when a domain field is added and
 // not mapped.

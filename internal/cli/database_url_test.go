@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/testing/pgtest"
 )
 
 // TestMain stops pgtest's PostgreSQL server after the tests. Started as a

@@ -8,7 +8,7 @@ import "runtime"
 // (net/http allocates ~1.5 KB per request, whatever the handler does) it
 // collected 96 times in 6 s of wrk load against 26 for a console holding a
 // 5 MB bundle, and a 304 cost ~7 % more CPU with the small bundle than with
-// the large one (make bench-bundle-api, issue 11). With the floor both
+// the large one (make bench-bundle-api, README "Bundle API under load"). With the floor both
 // collect alike (16 and 10 times), so the 304 path's cost no longer
 // depends on the bundle's size. The block is never written, so it is
 // address space, not resident memory (idle RSS moves by ~1 MB), and it

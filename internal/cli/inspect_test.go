@@ -13,13 +13,13 @@ import (
 
 	"github.com/pb33f/go-yaml"
 
-	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/testing/corpus"
 )
 
 // inspectFixtureDir is the corpus's first fixture set (fixtures/openapi);
-// it skips the test when the corpus is missing (see internal/corpus).
+// it skips the test when the corpus is missing (see internal/testing/corpus).
 func inspectFixtureDir(tb testing.TB) string {
 	tb.Helper()
 	return filepath.Dir(corpus.Path(tb, filepath.Join("fixtures", "openapi", "INDEX.tsv")))

@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/config"
-	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/pgtest"
 )
 
 // `keys rotate` (and every other command, serve too) given another KEK file than the
@@ -18,27 +19,20 @@ import (
 // with the right KEK still works and signs with the same key. On both
 // engines.
 func TestAnotherKEKIsRefusedBeforeWriting(t *testing.T) {
-	for _, engine := range store.Engines {
+	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) { anotherKEKIsRefusedBeforeWriting(t, engine) })
 	}
 }
 
 func anotherKEKIsRefusedBeforeWriting(t *testing.T, engine store.Engine) {
-	ctx := context.Background()
 	dir := t.TempDir()
 	env := map[string]string{"TOOLGATE_DATA_DIR": dir, "TOOLGATE_KEK_FILE": writeTestKEK(t, 1)}
-	var db *store.DB
-	var err error
+	where := config.DBPath(dir)
 	if engine == store.Postgres {
-		env["TOOLGATE_DATABASE_URL"] = pgtest.NewDatabase(t)
-		db, err = store.OpenURL(ctx, env["TOOLGATE_DATABASE_URL"])
-	} else {
-		db, err = store.Open(ctx, config.DBPath(dir))
+		where = pgtest.NewDatabase(t)
+		env["TOOLGATE_DATABASE_URL"] = where
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, where)
 	seedOneToolIn(t, db)
 	kid, _, err := runCmd(t, env, "", "keys", "rotate")
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/testing/pgtest"
 )
 
 func writeTestKEK(t *testing.T, fill byte) string {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/testing/pgtest"
 )
 
 // migrateCLI creates and migrates the SQLite database in dir, as

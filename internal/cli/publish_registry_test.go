@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/ocitest"
+	"github.com/toolgate/toolgate/internal/testing/ocitest"
 )
 
 // TestPublishToRegistryCLI: `toolgate publish --publish-to-registry`

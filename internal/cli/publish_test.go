@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // publishCLI runs toolgate with TOOLGATE_DATA_DIR=dir and returns stdout.
@@ -43,11 +44,7 @@ func mustPublishCLI(t *testing.T, dir string, args ...string) string {
 // tool, list_orders, ready to publish.
 func seedOneTool(t *testing.T, dir string) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, config.DBPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.Open(t, config.DBPath(dir))
 	defer db.Close()
 	seedOneToolIn(t, db)
 }
@@ -58,7 +55,7 @@ func seedOneToolIn(t *testing.T, db *store.DB) {
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
+	storetest.MustAddTool(t, db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
 		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
 }
 
@@ -156,16 +153,13 @@ func TestPublishExportVerifyCLI(t *testing.T) {
 func TestPublishCLINamesWithheldTools(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	db, err := store.Open(ctx, config.DBPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.Open(t, config.DBPath(dir))
 	if _, err := db.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
+	storetest.MustAddTool(t, db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
 		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
-	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "purge_orders",
+	storetest.MustAddTool(t, db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "purge_orders",
 		Method: "DELETE", Path: "/orders", Class: risk.Destructive, Exposed: true})
 	db.Close()
 	mustPublishCLI(t, dir, "keys", "rotate")

@@ -15,8 +15,8 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/ocitest"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/ocitest"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 // TestServePushesAndRuntimePullsFromRegistry is the whole chain through

@@ -13,7 +13,7 @@ import (
 
 	"github.com/pb33f/libopenapi"
 
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 func runCLI(ctx context.Context, args []string, stdout, stderr io.Writer) error {

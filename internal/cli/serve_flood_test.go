@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 // childNoFileEnv, set in the environment of this test binary, makes it run

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/oidctest"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/oidctest"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 // TestServeWithSingleSignOn runs `toolgate serve` with the OIDC flags

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/store"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/pgtest"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -117,11 +118,10 @@ func TestUserAddMigrateAndAuditVerify(t *testing.T) {
 func userAddMigrateAndAuditVerify(t *testing.T, engine store.Engine) {
 	dir := t.TempDir()
 	env := map[string]string{"TOOLGATE_DATA_DIR": dir}
-	open := func() (*store.DB, error) { return store.Open(context.Background(), filepath.Join(dir, "toolgate.db")) }
+	where := filepath.Join(dir, "toolgate.db")
 	if engine == store.Postgres {
-		url := pgtest.NewDatabase(t)
-		env["TOOLGATE_DATABASE_URL"] = url
-		open = func() (*store.DB, error) { return store.OpenURL(context.Background(), url) }
+		where = pgtest.NewDatabase(t)
+		env["TOOLGATE_DATABASE_URL"] = where
 	}
 	out, _, err := runCmd(t, env, "", "migrate")
 	if err != nil || !strings.Contains(out, "applied migrations [1") {
@@ -168,11 +168,8 @@ func userAddMigrateAndAuditVerify(t *testing.T, engine store.Engine) {
 	if err != nil || !strings.Contains(out, "intact: 2 entries") {
 		t.Fatalf("audit verify: %q %v", out, err)
 	}
-	db, err := open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.Tamper(t, db, 2, "mallory@example.com")
+	db := storetest.Open(t, where)
+	storetest.Tamper(t, db, 2, "mallory@example.com")
 	db.Close()
 	_, _, err = runCmd(t, env, "", "audit", "verify")
 	var ee *ExitError

@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // TestUserAddIsAnOperatorAct: `toolgate user add` may give the approver
@@ -43,11 +44,7 @@ func TestUserAddIsAnOperatorAct(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(dir, "toolgate.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, filepath.Join(dir, "toolgate.db"))
 	entries, err := db.AuditEntries(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +66,7 @@ func TestUserAddIsAnOperatorAct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	del := store.MustSeedTool(t, db, store.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
+	del := storetest.MustSeedTool(t, db, storetest.SeedTool{Name: "orders_delete", Method: "DELETE", Path: "/orders/{id}", Class: risk.Destructive})
 	p := del.Policy
 	p.Exposed = true
 	cr, err := db.CreateChangeRequest(ctx, boss, store.NewChangeRequest{ToolID: del.ToolID, Kind: store.KindExposeRisky, Reason: "job", Policy: p})

@@ -9,7 +9,7 @@ import (
 )
 
 // OIDC configures sign-in through the organisation's OpenID Connect
-// provider (issue 14). Off while Issuer is empty.
+// provider (README "Single sign-on (OpenID Connect)"). Off while Issuer is empty.
 type OIDC struct {
 	Issuer           string   `name:"oidc-issuer" env:"TOOLGATE_OIDC_ISSUER" placeholder:"URL" help:"Issuer URL of the OpenID Connect provider; turns single sign-on on (see README, Single sign-on)."`
 	ClientID         string   `name:"oidc-client-id" env:"TOOLGATE_OIDC_CLIENT_ID" help:"Client id of the console at the provider."`

@@ -13,7 +13,7 @@ import (
 
 // TestCompileToolRefusesWhatNewRefuses: CompileTool and New give the same
 // verdict and the same reason (New withholds the tool with it), for a tool the executor accepts and for the
-// Idempotency-Key case of issue 10 (the header is both a declared
+// Idempotency-Key case of R6 and R13 (the header is both a declared
 // parameter and the configured key).
 func TestCompileToolRefusesWhatNewRefuses(t *testing.T) {
 	src := bundle.Source{Name: "shop", Origin: "https://shop.example.com"}

@@ -9,7 +9,7 @@ import (
 )
 
 // TestStatusSequences drives one GET tool through scripted upstream answers
-// and checks class, attempts and requests (issue 6, item 9).
+// and checks class, attempts and requests (R3, R4, R7).
 func TestStatusSequences(t *testing.T) {
 	tests := []struct {
 		name         string

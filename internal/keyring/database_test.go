@@ -15,14 +15,15 @@ import (
 	"github.com/toolgate/toolgate/internal/apperr"
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // eachEngine runs test on SQLite and PostgreSQL, with two handles on one
 // database (two consoles).
 func eachEngine(t *testing.T, test func(t *testing.T, a, b *store.DB)) {
-	for _, engine := range store.Engines {
+	for _, engine := range storetest.Engines {
 		t.Run(string(engine), func(t *testing.T) {
-			a, b := store.MustOpenShared(t, engine)
+			a, b := storetest.MustOpenShared(t, engine)
 			test(t, a, b)
 		})
 	}

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/testing/pgtest"
 )
 
 // TestMain stops pgtest's PostgreSQL server after the tests.

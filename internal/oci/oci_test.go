@@ -11,7 +11,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/ocitest"
+	"github.com/toolgate/toolgate/internal/testing/ocitest"
 )
 
 func client(t *testing.T, target oci.Target, creds oci.Credentials) *oci.Client {

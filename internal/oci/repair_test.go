@@ -12,7 +12,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/ocitest"
+	"github.com/toolgate/toolgate/internal/testing/ocitest"
 )
 
 // TestRepairLatestRelistsAfterItsOwnWrite: a repair lists the tags, and a

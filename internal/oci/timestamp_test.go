@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/ocitest"
+	"github.com/toolgate/toolgate/internal/testing/ocitest"
 )
 
 func TestTimestampPushPull(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/corpus"
+	"github.com/toolgate/toolgate/internal/testing/corpus"
 )
 
 // devDocument is one row of the development corpus's INDEX.tsv

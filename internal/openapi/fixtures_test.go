@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/corpus"
+	"github.com/toolgate/toolgate/internal/testing/corpus"
 )
 
 // corpusDir finds the fixture corpus's first set (fixtures/openapi).

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"testing/fstest"
 
 	"github.com/pb33f/libopenapi"
 	"github.com/pb33f/libopenapi/datamodel"
@@ -71,7 +70,7 @@ func loadSourceFS(src *fileSource, opts Options, withFS bool) (*Document, error)
 		return loadSourceFS(src, opts, true)
 	}
 	for name, data := range others {
-		mem[name] = &fstest.MapFile{Data: data}
+		mem[name] = data
 	}
 	b := newBuilder(rootName, opts)
 	b.doc.Warnings = append(b.doc.Warnings, rc.warnings...)
@@ -99,7 +98,7 @@ func loadSourceFS(src *fileSource, opts Options, withFS bool) (*Document, error)
 // decoder that reproduces yaml's tree exactly), so checks and messages do
 // not change; only when the library refuses the bytes is the file decoded
 // again, to name the problem with its line and column.
-func parseSet(src *fileSource, want string, withFS bool) (string, libopenapi.Document, fstest.MapFS, error) {
+func parseSet(src *fileSource, want string, withFS bool) (string, libopenapi.Document, memFS, error) {
 	if len(src.raw) == 1 {
 		for name, data := range src.raw {
 			if err := checkText(name, data); err != nil {
@@ -168,8 +167,8 @@ func checkVersion(pf *parsedFile) error {
 // A set that can only ever be one file (one in-memory file) gets no file
 // system: the library's rolodex then skips per-file indexing, a tenth of
 // the allocations of a large single-file import.
-func newLibDocument(data []byte, rootName string, files bool) (libopenapi.Document, fstest.MapFS, error) {
-	var mem fstest.MapFS
+func newLibDocument(data []byte, rootName string, files bool) (libopenapi.Document, memFS, error) {
+	var mem memFS
 	cfg := &datamodel.DocumentConfiguration{
 		AllowRemoteReferences: false,
 		AllowFileReferences:   files,
@@ -182,7 +181,7 @@ func newLibDocument(data []byte, rootName string, files bool) (libopenapi.Docume
 		Logger:               slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	if files {
-		mem = fstest.MapFS{}
+		mem = memFS{}
 		cfg.LocalFS = mem
 		// The root's refs are rewritten relative to the set's top (see
 		// rootRelative), so the base path is the top even when the root

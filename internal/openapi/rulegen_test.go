@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Generated cases for the resolver's rules (STYLE habit 19): each test
+// Generated cases for the resolver's rules (STYLE.md: a parser or resolver rule is tested as a rule): each test
 // enumerates or draws documents that vary ordering, depth and file layout
 // and checks the rule on every one, not the shape that was reported.
 

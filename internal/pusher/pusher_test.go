@@ -11,11 +11,12 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/ocitest"
 	"github.com/toolgate/toolgate/internal/pusher"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/ocitest"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 const repo = "toolgate/bundles"
@@ -29,12 +30,12 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	db := store.MustOpen(t)
+	db := storetest.MustOpen(t)
 	key, err := bundle.GenerateKey(rand.Reader, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
+	storetest.MustAddTool(t, db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
 		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
 	return &fixture{db: db, key: key, reg: ocitest.New(t, ocitest.Options{Auth: true}), logs: &syncbuf.Buffer{}}
 }

@@ -52,7 +52,7 @@ func TestClassify(t *testing.T) {
 		{"Slack admin GET", op("GET", "/admin.apps.approved.list", "admin_apps_approved_list", "", "admin.apps:read"),
 			Privileged, []string{"scope:admin.apps:read"}, []string{"verb:approve", "path:admin"}},
 		{"GET that approves", op("GET", "/apps.approve", "apps_approve", ""), Write, []string{"verb:approve", "method:GET"}, nil},
-		// Revoking access is PRIVILEGED, not only DESTRUCTIVE (issue 15).
+		// Revoking access is PRIVILEGED, not only DESTRUCTIVE (README "Risk classes").
 		{"GET that revokes", op("GET", "/auth.revoke", "auth_revoke", "", "none"), Privileged, []string{"verb:revoke"}, nil},
 		{"GET named deleteX", op("GET", "/things/{id}", "deleteThing", ""), Destructive, []string{"verb:delete"}, nil},
 		{"GET invite_resolve reads", op("GET", "/invites/{code}", "invite_resolve", ""), Read, nil,

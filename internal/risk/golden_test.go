@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/testing/corpus"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current classification")

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/testing/corpus"
 )
 
 var labelsFile = flag.String("labels", "", "score against this labels TSV instead of ../shared/labels/dev-risk-labels.tsv")

@@ -11,7 +11,7 @@ func withFields(o *openapi.Operation, resp, req []string, enums map[string][]str
 	return o
 }
 
-// TestGeneralSignals checks the issue-15 signals on operations shaped like
+// TestGeneralSignals checks the general signals (rules version 2) on operations shaped like
 // vendors that are not among the fixtures (Kubernetes, DigitalOcean,
 // Stripe, GitHub), so the rules are held to what they mean rather than to
 // the labelled rows.

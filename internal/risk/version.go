@@ -10,8 +10,8 @@ package risk
 // fails when the table or the vocabularies change without a bump, and the
 // goldens catch matcher changes.
 //
-// History: 1 — the rules before issue 15 (and every tool stored before the
-// rules_version column existed); 2 — signals that generalise (issue 15);
+// History: 1 — the first rules (and every tool stored before the
+// rules_version column existed); 2 — signals that generalise (README "Risk classes");
 // 3 — a secret's read returning its value under a generic name (payload,
 // data) and organisation security settings (captcha, lockout) are
 // PRIVILEGED; attaching a volume or a payment method is not a channel.

@@ -11,7 +11,7 @@ import (
 
 	"log/slog"
 
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 func TestRetryDelay(t *testing.T) {

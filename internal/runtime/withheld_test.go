@@ -13,10 +13,10 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/policy"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
-// idempotentCreateWithKeyParam is issue 10's case: a tool that declares an
+// idempotentCreateWithKeyParam is R6's and R13's case: a tool that declares an
 // Idempotency-Key header parameter while its policy sends the executor's
 // own key in that header. The bundle verifies; the executor cannot run it.
 func idempotentCreateWithKeyParam() bundle.ToolInput {

@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
 // testApp is a Service over a real SQLite database with a signing key
@@ -30,7 +31,7 @@ type testApp struct {
 // newPublishApp is the runtime API over a fresh database.
 func newPublishApp(t *testing.T) *testApp {
 	t.Helper()
-	return newAppOver(t, store.MustOpen(t), time.Hour)
+	return newAppOver(t, storetest.MustOpen(t), time.Hour)
 }
 
 // newAPIApp is newPublishApp over a database file whose path the test
@@ -61,11 +62,7 @@ func newAppOver(t *testing.T, db *store.DB, poll time.Duration) *testApp {
 
 func openDB(t *testing.T, path string) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := storetest.Open(t, path)
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +89,7 @@ func (a *testApp) do(r request) *httptest.ResponseRecorder {
 // exposeTool adds an exposed READ tool of the "orders" source.
 func (a *testApp) exposeTool(name string) {
 	a.t.Helper()
-	store.MustAddTool(a.t, a.db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: name,
+	storetest.MustAddTool(a.t, a.db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: name,
 		Method: "GET", Path: "/" + name, Class: risk.Read, Exposed: true})
 }
 

@@ -1,4 +1,4 @@
-// Package sso is the console's side of OpenID Connect sign-in (issue 14):
+// Package sso is the console's side of OpenID Connect sign-in (README "Single sign-on (OpenID Connect)"):
 // the relying party, built on coreos/go-oidc (discovery, JWKS, ID token
 // verification) and golang.org/x/oauth2 (authorization code with PKCE).
 //

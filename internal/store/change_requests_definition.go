@@ -13,7 +13,7 @@ import (
 )
 
 // ErrExecutorRefuses marks a change refused because the runtime's executor
-// would refuse the tool it produces (issue 10): the message carries the
+// would refuse the tool it produces (R13): the message carries the
 // executor's own reason.
 var ErrExecutorRefuses = errors.New("the executor would refuse the tool")
 

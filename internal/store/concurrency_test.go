@@ -198,7 +198,7 @@ func TestImportRefusesAPlanOvertakenByAWrite(t *testing.T) {
 // connection to the same database.
 func mustOpenFile(t *testing.T) (*DB, string) {
 	t.Helper()
-	db, where := mustOpenUnmigrated(t, TestEngine())
+	db, where := mustOpenUnmigrated(t, engineUnderTest())
 	if _, err := db.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}

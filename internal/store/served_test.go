@@ -284,7 +284,7 @@ func TestPublishRebuildsWhenStateMovedMeanwhile(t *testing.T) {
 // before survives it.
 func TestMigration0010KeepsRows(t *testing.T) {
 	ctx := context.Background()
-	db, _ := mustOpenUnmigrated(t, TestEngine())
+	db, _ := mustOpenUnmigrated(t, engineUnderTest())
 	p, err := db.migrator()
 	if err != nil {
 		t.Fatal(err)

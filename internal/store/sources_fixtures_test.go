@@ -5,12 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/internal/openapi"
+	"github.com/toolgate/toolgate/internal/testing/corpus"
 )
 
 // fixtureDir is the corpus's first fixture set (fixtures/openapi); it
-// skips the test when the corpus is missing (see internal/corpus).
+// skips the test when the corpus is missing (see internal/testing/corpus).
 func fixtureDir(tb testing.TB) string {
 	tb.Helper()
 	return filepath.Dir(corpus.Path(tb, filepath.Join("fixtures", "openapi", "INDEX.tsv")))

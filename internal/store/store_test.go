@@ -30,7 +30,7 @@ func wantCode(t *testing.T, err error, code string) {
 
 func TestMigrateIsIdempotentAndCurrent(t *testing.T) {
 	ctx := context.Background()
-	db, _ := mustOpenUnmigrated(t, TestEngine())
+	db, _ := mustOpenUnmigrated(t, engineUnderTest())
 	if db.MigrationsCurrent(ctx) == nil {
 		t.Fatal("empty database reported as current")
 	}
@@ -242,7 +242,7 @@ func TestAuditChain(t *testing.T) {
 		}
 	})
 	t.Run("tamper detected", func(t *testing.T) {
-		Tamper(t, db, 3, "mallory@example.com")
+		tamper(t, db, 3, "mallory@example.com")
 		_, err := db.VerifyAudit(ctx)
 		var be *audit.BrokenError
 		if !errors.As(err, &be) || be.ID != 3 {

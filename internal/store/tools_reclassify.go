@@ -34,7 +34,7 @@ func (db *DB) ReclassifyTools(ctx context.Context, actor string) (ReclassifyResu
 	var res ReclassifyResult
 	var stored []importer.Stored
 	var versions []int
-	// Classify outside the write transaction (habit 14).
+	// Classify outside the write transaction (STYLE.md: reads never take the write lock).
 	err := db.readTx(ctx, "reclassify tools", func(tx *sqlx.Tx) error {
 		var err error
 		stored, versions, err = outdatedTools(ctx, tx)

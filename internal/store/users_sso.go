@@ -13,7 +13,7 @@ import (
 	"github.com/toolgate/toolgate/internal/auth"
 )
 
-// Single sign-on (issue 14). An account signed in through an OpenID Connect
+// Single sign-on (README "Single sign-on (OpenID Connect)"). An account signed in through an OpenID Connect
 // provider is created just in time and managed by that provider: matched by
 // (provider, subject), never by email; no password; its roles are replaced
 // by what the provider's groups map to at every sign-in, and nobody edits

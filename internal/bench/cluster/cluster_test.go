@@ -23,9 +23,10 @@ import (
 
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/keyring"
-	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/pgtest"
 )
 
 // TestMain stops pgtest's PostgreSQL server.
@@ -112,7 +113,7 @@ func pct(lat []time.Duration, p int) time.Duration {
 func runRound(b *testing.B, sc scenario) (publish, approve result) {
 	b.Helper()
 	ctx := context.Background()
-	a, second := store.MustOpenShared(b, sc.engine)
+	a, second := storetest.MustOpenShared(b, sc.engine)
 	consoles := []*store.DB{a, second}[:sc.consoles]
 	kek, err := keyring.NewKEK(bytes.Repeat([]byte{42}, 32))
 	if err != nil {
@@ -181,7 +182,7 @@ func measure(b *testing.B, consoles []*store.DB, do func(db *store.DB, i int) er
 func seed(b *testing.B, db *store.DB) (requester, approver *store.User) {
 	b.Helper()
 	for i := range seededTools {
-		p := store.MustSeedTool(b, db, store.SeedTool{Name: fmt.Sprintf("get_%02d", i), Method: "GET",
+		p := storetest.MustSeedTool(b, db, storetest.SeedTool{Name: fmt.Sprintf("get_%02d", i), Method: "GET",
 			Path: fmt.Sprintf("/items%02d/{id}", i), Class: risk.Read})
 		pol := p.Policy
 		pol.Exposed = true
@@ -204,7 +205,7 @@ func requests(b *testing.B, db *store.DB, requester *store.User) []int64 {
 	b.Helper()
 	ids := make([]int64, ops)
 	for i := range ops {
-		p := store.MustSeedTool(b, db, store.SeedTool{Name: fmt.Sprintf("delete_%02d", i), Method: "DELETE",
+		p := storetest.MustSeedTool(b, db, storetest.SeedTool{Name: fmt.Sprintf("delete_%02d", i), Method: "DELETE",
 			Path: fmt.Sprintf("/things%02d/{id}", i), Class: risk.Destructive})
 		pol := p.Policy
 		pol.Exposed = true

@@ -18,12 +18,13 @@ import (
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/ocitest"
 	"github.com/toolgate/toolgate/internal/pusher"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/runtime"
 	"github.com/toolgate/toolgate/internal/runtimeapi"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/ocitest"
 	"github.com/toolgate/toolgate/web"
 )
 
@@ -43,8 +44,8 @@ type setup struct {
 func newSetup(b *testing.B, ctx context.Context, poll time.Duration) *setup {
 	b.Helper()
 	dir := b.TempDir()
-	db := store.MustOpen(b)
-	store.MustAddTool(b, db, store.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
+	db := storetest.MustOpen(b)
+	storetest.MustAddTool(b, db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "list_orders",
 		Method: "GET", Path: "/orders", Class: risk.Read, Exposed: true})
 	keys := bundle.KeyDir{Path: filepath.Join(dir, "keys")}
 	key, _, err := keys.EnsureActive(crand.Reader, time.Now())

@@ -92,6 +92,17 @@ func HasText(want string) Checker {
 	}
 }
 
+// TextIs checks that the element's text, with runs of space collapsed and
+// trimmed, is exactly want ("v1", not "v10").
+func TextIs(want string) Checker {
+	return func(s *goquery.Selection) string {
+		if got := strings.Join(strings.Fields(s.Text()), " "); got != want {
+			return fmt.Sprintf("text %.200q, want %q", got, want)
+		}
+		return ""
+	}
+}
+
 // HasAttr checks that the element has attribute name with value want.
 func HasAttr(name, want string) Checker {
 	return func(s *goquery.Selection) string {

@@ -23,6 +23,7 @@ func TestHTMLCheckFails(t *testing.T) {
 		"none":            None("p"),
 		"each, one fails": InEach("p.a", HasText("one")),
 		"each, no match":  InEach("h2"),
+		"text is, longer": In("h1", TextIs("Tool")),
 	} {
 		if c(doc.Selection) == "" {
 			t.Errorf("%s: check passed on a page that fails it", name)
@@ -34,6 +35,7 @@ func TestHTMLCheckFails(t *testing.T) {
 		"each":           InEach("p.a", HasAttr("class", "a")),
 		"count":          Count("p.a", 2),
 		"none":           None("h2"),
+		"text is":        In("h1", TextIs("Tools")),
 	} {
 		if msg := c(doc.Selection); msg != "" {
 			t.Errorf("%s: %s", name, msg)

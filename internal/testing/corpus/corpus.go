@@ -79,7 +79,7 @@ func Path(tb testing.TB, rel string) string {
 }
 
 // moduleRoot is the folder holding go.mod, found from this file's place in
-// the module (internal/corpus), so it does not depend on the working
+// the module (internal/testing/corpus), so it does not depend on the working
 // directory of the test binary.
 func moduleRoot() (string, error) {
 	_, file, _, ok := runtime.Caller(0)

@@ -21,7 +21,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/toolgate/toolgate/internal/oci"
-	"github.com/toolgate/toolgate/internal/syncbuf"
+	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 
 // RequireEnv turns a missing registry binary into a failure.
