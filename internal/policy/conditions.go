@@ -2,6 +2,7 @@ package policy
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -54,4 +55,35 @@ func validateScope(v validation, p Policy) {
 			v.add(f, "the message may be at most %d characters long", MaxConditionMessage)
 		}
 	}
+}
+
+// LoosensScope reports whether after lets some call through that before
+// refuses by groups or conditions (R15): a group list that admits a
+// principal before's did not (a group added to a non-empty list, or the
+// list emptied), or a condition of before that after no longer has
+// unchanged. Adding conditions and removing groups from a non-empty list
+// only take something away; so does reordering conditions, since every
+// condition must let a call through whatever the order.
+func LoosensScope(before, after Policy) bool {
+	if len(before.Groups) > 0 && (len(after.Groups) == 0 || !subset(after.Groups, before.Groups)) {
+		return true
+	}
+	left := slices.Clone(after.Conditions)
+	for _, c := range before.Conditions {
+		i := slices.Index(left, c)
+		if i < 0 {
+			return true
+		}
+		left = slices.Delete(left, i, i+1)
+	}
+	return false
+}
+
+func subset(a, b []string) bool {
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			return false
+		}
+	}
+	return true
 }
