@@ -24,8 +24,16 @@ func (s *Server) toolPolicySave(c echo.Context) error {
 		return err
 	}
 	p, form, ferrs := readPolicyForm(c, rec.Policy)
+	if len(ferrs) == 0 {
+		if ferrs, _, err = s.conditionProblems(ctx, rec.ToolName, p.Conditions); err != nil {
+			return err
+		}
+	}
 	if len(ferrs) > 0 {
 		return s.policyFormProblem(c, rec, p, form, ferrs, nil)
+	}
+	if needsScopeRequest(rec, p) {
+		return s.scopeRequestForm(c, rec, p, form)
 	}
 	version, err := strconv.ParseInt(c.FormValue("version"), 10, 64)
 	if err != nil {
