@@ -149,7 +149,7 @@ func actionView(rec *store.PolicyRecord, word string) views.ExplicitActionView {
 		m.Warning = "Sending an idempotency key does not make an API idempotent: only retry if the API deduplicates " +
 			"requests by that key, or if you know repeating this " + rec.Method + " has no further effect."
 	case "scope":
-		m.Heading = "Widen who may call " + rec.ToolName
+		m.Heading = "Widen the groups or loosen the conditions of " + rec.ToolName
 		m.Warning = "More callers, or calls with fewer argument limits, will reach this " + rec.Class.String() +
 			" tool once a security approver approves. Say why."
 	case "lower-risk":
