@@ -6,12 +6,30 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/policy"
 )
 
 // KnownSchemas returns the schema majors this verifier reads (doc.go,
 // "Versioning"). A bundle of any other schema is refused with
 // ErrUnknownSchema, whatever else it holds.
-func KnownSchemas() []string { return []string{Schema} }
+func KnownSchemas() []string { return []string{SchemaV1, SchemaV2} }
+
+// UsesV2 reports whether a policy needs toolgate.bundle/v2: it names groups
+// or conditions, which a v1 runtime would not enforce.
+func UsesV2(p *policy.Policy) bool { return len(p.Groups) > 0 || len(p.Conditions) > 0 }
+
+// schemaFor is the lowest major that carries tools: v1 unless one of them
+// uses v2, so a bundle without groups or conditions keeps its v1 bytes and
+// every runtime of the fleet reads it.
+func schemaFor(tools []Tool) string {
+	for i := range tools {
+		if UsesV2(&tools[i].Policy) {
+			return SchemaV2
+		}
+	}
+	return SchemaV1
+}
 
 // errStopWalk ends a walk early once the member sought is found.
 var errStopWalk = errors.New("stop")
