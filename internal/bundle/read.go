@@ -87,9 +87,10 @@ type readResult struct {
 // readPayload decodes a signed payload and proves it canonical, part by
 // part: the bundle without its tools, then each tool on its own bytes. A
 // tool found in memo is taken from it. Members of a later compatible
-// revision are ignored (extras.go). Validation is left to the caller.
-func readPayload(payload []byte, memo *Memo) (*readResult, error) {
-	if err := checkSchema(payload); err != nil {
+// revision are ignored (extras.go). A schema outside schemas (nil:
+// KnownSchemas) is refused first. Validation is left to the caller.
+func readPayload(payload []byte, memo *Memo, schemas []string) (*readResult, error) {
+	if err := checkSchema(payload, schemas); err != nil {
 		return nil, err
 	}
 	skeleton, tools, err := splitTools(payload)

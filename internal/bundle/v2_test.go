@@ -162,3 +162,48 @@ func TestMemoIsPerSchema(t *testing.T) {
 		t.Fatalf("Verify error = %v, want the v1 bundle's groups refused", err)
 	}
 }
+
+// TestDowngradeV1: the v1 form of a v2 bundle has the same version and
+// times, leaves out exactly the tools that use v2 (named, with the
+// reason) and keeps every other tool byte for byte; a verifier reading
+// only v1, as a runtime of an older release, accepts it and refuses the
+// v2 bundle itself for its schema.
+func TestDowngradeV1(t *testing.T) {
+	k := testKey(t, 1)
+	b := mustBuild(t, v2Input())
+	d, withheld := DowngradeV1(b)
+	if d.Schema != SchemaV1 || d.Version != b.Version || !d.IssuedAt.Equal(b.IssuedAt) || !d.ExpiresAt.Equal(b.ExpiresAt) {
+		t.Fatalf("downgrade is %s v%d %s–%s, want %s v%d with the same times", d.Schema, d.Version, d.IssuedAt, d.ExpiresAt, SchemaV1, b.Version)
+	}
+	if want := []Withheld{{Tool: "getOrder", Reason: WithheldV2Reason}}; !reflect.DeepEqual(withheld, want) {
+		t.Errorf("withheld %+v, want %+v", withheld, want)
+	}
+	if len(b.Tools) != 2 || b.Schema != SchemaV2 || len(b.Tools[0].Policy.Groups) == 0 {
+		t.Fatalf("DowngradeV1 changed its input: %+v", b)
+	}
+	v1Only := VerifyOptions{Now: issued.Add(time.Hour), Schemas: []string{SchemaV1}}
+	got, payload, err := Verify(mustSign(t, d, k), keySet(k), v1Only)
+	if err != nil {
+		t.Fatalf("a v1-only verifier refuses the downgrade: %v", err)
+	}
+	if len(got.Tools) != 1 || got.Tools[0].Name != "placeOrder" {
+		t.Errorf("downgrade serves %+v, want placeOrder only", got.Tools)
+	}
+	if bytes.Contains(payload, []byte(`"groups"`)) || bytes.Contains(payload, []byte(`"conditions"`)) {
+		t.Errorf("the downgrade carries v2 members: %s", payload)
+	}
+	full, err := Canonical(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if toolBytes(t, payload)[`"placeOrder"`] != toolBytes(t, full)[`"placeOrder"`] {
+		t.Error("placeOrder has other bytes in the downgrade")
+	}
+	_, _, err = Verify(mustSign(t, b, k), keySet(k), v1Only)
+	if !errors.Is(err, ErrUnknownSchema) || !strings.Contains(err.Error(), `"toolgate.bundle/v2" and this verifier knows toolgate.bundle/v1;`) {
+		t.Errorf("a v1-only verifier: %v, want %v naming both schemas", err, ErrUnknownSchema)
+	}
+	if same, none := DowngradeV1(d); same != d || none != nil {
+		t.Error("downgrading a v1 bundle changed it")
+	}
+}

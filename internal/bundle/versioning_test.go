@@ -216,7 +216,7 @@ func FuzzReadPayload(f *testing.F) {
 	f.Add(bytes.Replace(plain, []byte(`"policy":{`), []byte(`"policy":{"a_hint":true,`), 1))
 	f.Add(bytes.Replace(plain, []byte(SchemaV1), []byte("toolgate.bundle/v3"), 1))
 	f.Fuzz(func(t *testing.T, payload []byte) {
-		if _, err := readPayload(payload, &Memo{}); err != nil {
+		if _, err := readPayload(payload, &Memo{}, nil); err != nil {
 			return
 		}
 		canon, err := appendCanonicalJSON(nil, payload)
