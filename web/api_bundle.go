@@ -46,7 +46,8 @@ func (s *Server) apiBundle(c echo.Context) error {
 		s.pub.metrics.bundleResults.WithLabelValues(resultNone).Inc()
 		return apperr.NotFoundf("No bundle has been published yet.")
 	}
-	return s.serveBundle(c, cur.versionText, cur.etag, cur.signed)
+	form := cur.formFor(c.Request().Header.Get(headerBundleSchemas))
+	return s.serveBundle(c, form.versionText, form.etag, form.signed)
 }
 
 // apiBundleVersion is GET /api/v1/bundles/{version}: any published version.
@@ -63,7 +64,8 @@ func (s *Server) apiBundleVersion(c echo.Context) error {
 	if cur, err := s.pub.state.current(ctx); err != nil {
 		return err
 	} else if cur.version == v {
-		return s.serveBundle(c, cur.versionText, cur.etag, cur.signed)
+		form := cur.formFor(c.Request().Header.Get(headerBundleSchemas))
+		return s.serveBundle(c, form.versionText, form.etag, form.signed)
 	}
 	rec, err := s.pub.cache.get(ctx, s.deps.Store, v)
 	if err != nil {
@@ -72,7 +74,8 @@ func (s *Server) apiBundleVersion(c echo.Context) error {
 		}
 		return err
 	}
-	return s.serveBundle(c, strconv.FormatInt(v, 10), rec.ETag, []byte(rec.Signed))
+	etag, signed := recordForm(rec, c.Request().Header.Get(headerBundleSchemas))
+	return s.serveBundle(c, strconv.FormatInt(v, 10), etag, signed)
 }
 
 // serveBundle answers 304 when If-None-Match names etag, else the JWS.
@@ -80,6 +83,7 @@ func (s *Server) serveBundle(c echo.Context, version, etag string, signed []byte
 	h := c.Response().Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", apiCacheControl)
+	h.Set("Vary", varyBundle)
 	if etagMatches(c.Request().Header.Get("If-None-Match"), etag) {
 		s.pub.metrics.notModified.Inc()
 		return c.NoContent(http.StatusNotModified)
