@@ -25,7 +25,8 @@ func refundTool(conds ...policy.Condition) bundle.ToolInput {
 		Policy:      p}
 }
 
-// TestConditionRefusesThroughMCPBeforeUpstream: over a real MCP client, a
+// TestConditionRefusesThroughMCPBeforeUpstream: through a signed bundle and
+// a real MCP client, a
 // call a condition denies is POLICY_DENIED with the rule's message and no
 // request reaches the upstream; the same call with compliant arguments
 // does.
@@ -37,18 +38,20 @@ func TestConditionRefusesThroughMCPBeforeUpstream(t *testing.T) {
 		_, _ = w.Write([]byte(`{"ok":true}`))
 	}))
 	t.Cleanup(up.Close)
+	k := testKey(t, 1)
+	con := newFakeConsole(t, keySet(k))
 	clk := newClock()
-	r := newRuntime(t, rtOpts{keys: keySet(testKey(t, 1)), clock: clk, console: "http://127.0.0.1:1"})
+	// A signed bundle from the console, as a runtime receives it.
+	con.publish(signBundle(t, k, 1, clk.Now(), 0, up.URL, refundTool(
+		policy.Condition{Effect: policy.ConditionDeny, Expr: "args.amount > 100", Message: "refunds above 100 need a person"},
+		policy.Condition{Effect: policy.ConditionAllowOnly, Expr: "args.account in principal.groups", Message: "only your own accounts"})))
+	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL})
 	who := principal.New(principal.OIDC, "alice", "", []string{"acct-7"})
 	r.server.AddReceivingMiddleware(asPrincipal(&who))
-	b, err := bundle.Build(bundle.BuildInput{Version: 1, Now: clk.Now(), Sources: []bundle.Source{{Name: "shop", Origin: up.URL}},
-		Tools: []bundle.ToolInput{refundTool(
-			policy.Condition{Effect: policy.ConditionDeny, Expr: "args.amount > 100", Message: "refunds above 100 need a person"},
-			policy.Condition{Effect: policy.ConditionAllowOnly, Expr: "args.account in principal.groups", Message: "only your own accounts"})}})
-	if err != nil {
-		t.Fatal(err)
+	mustSync(t, r)
+	if s := r.snap.Load().bundle.Schema; s != bundle.SchemaV2 {
+		t.Fatalf("bundle schema %q, want %s: conditions travel in v2", s, bundle.SchemaV2)
 	}
-	installInMemory(t, r, b, clk.Now())
 	cs, _ := connect(t, r)
 
 	for _, c := range []struct {

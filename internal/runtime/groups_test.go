@@ -155,21 +155,19 @@ func notRefused(t *testing.T, cs *mcp.ClientSession, name string) bool {
 	return out.Error == nil || out.Error.Class != executor.ClassToolNotExposed
 }
 
-// TestOutsideGroupsLooksLikeUnknownTool: a principal outside a tool's
-// groups gets the answer an unknown tool gets, word for word, even when
+// TestOutsideGroupsLooksLikeUnknownTool: through a signed bundle, a
+// principal outside a tool's groups gets the answer an unknown tool gets, word for word, even when
 // the tool is withheld or stale; a member calls it.
 func TestOutsideGroupsLooksLikeUnknownTool(t *testing.T) {
 	_, up := upstream(t)
+	k := testKey(t, 1)
+	con := newFakeConsole(t, keySet(k))
 	clk := newClock()
-	r := newRuntime(t, rtOpts{keys: keySet(testKey(t, 1)), clock: clk, console: "http://127.0.0.1:1"})
 	in := getOrderTool()
 	in.Policy.Groups = []string{"support"}
-	b, err := bundle.Build(bundle.BuildInput{Version: 3, Now: clk.Now(), Sources: []bundle.Source{{Name: "shop", Origin: up.URL}},
-		Tools: []bundle.ToolInput{in}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	installInMemory(t, r, b, clk.Now())
+	con.publish(signBundle(t, k, 3, clk.Now(), 0, up.URL, in))
+	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL})
+	mustSync(t, r)
 	args := map[string]any{"order_id": "ord_0001"}
 	for _, who := range []principal.Principal{{Kind: principal.Anonymous}, principal.New(principal.OIDC, "x", "", []string{"ops"})} {
 		got := r.Call(principal.NewContext(context.Background(), who), "getOrder", args)
