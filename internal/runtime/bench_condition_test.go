@@ -51,18 +51,23 @@ func BenchmarkMCPToolCallCondition(b *testing.B) {
 	b.ReportMetric(float64(withCEL)/float64(without), "ratio")
 }
 
-// conditionEndpoint serves a runtime whose getItem tool carries conds,
-// installed in memory (the bundle wire format this runtime reads may not
-// carry conditions).
-func conditionEndpoint(b *testing.B, upstream string, conds []policy.Condition) string {
+// getItemTool is the benchmarks' GET /items/{item_id} tool under conds.
+func getItemTool(conds []policy.Condition) bundle.ToolInput {
 	p := policy.NewToolPolicy("GET", risk.Read, policy.BuiltinDefaults())
 	p.Exposed, p.Conditions = true, conds
-	tool := bundle.ToolInput{Name: "getItem", Source: "shop", Method: "GET", Path: "/items/{item_id}",
+	return bundle.ToolInput{Name: "getItem", Source: "shop", Method: "GET", Path: "/items/{item_id}",
 		Description: "Get an item by id.",
 		Params:      []bundle.Param{{Name: "item_id", In: "path", Arg: "item_id", Required: true}},
 		InputSchema: json.RawMessage(itemSchema),
 		Assessment:  risk.Assessment{Class: risk.Read, Reasons: []risk.Reason{{Code: "method:GET", Class: risk.Read, Text: "GET reads"}}},
 		Policy:      p}
+}
+
+// conditionEndpoint serves a runtime whose getItem tool carries conds,
+// installed in memory (the bundle wire format this runtime reads may not
+// carry conditions).
+func conditionEndpoint(b *testing.B, upstream string, conds []policy.Condition) string {
+	tool := getItemTool(conds)
 	bnd, err := bundle.Build(bundle.BuildInput{Version: 1, Now: time.Now(), Sources: []bundle.Source{{Name: "shop", Origin: upstream}},
 		Tools: []bundle.ToolInput{tool}})
 	if err != nil {
