@@ -23,14 +23,29 @@ const ClassOK = "OK"
 // It never returns nil.
 func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *executor.Result {
 	s := r.snap.Load()
+	p := principal.FromContext(ctx)
 	var res *executor.Result
-	if err := r.refusal(s, name, principal.FromContext(ctx), r.opts.Now()); err != nil {
+	var why []slog.Attr
+	if err := r.refusal(s, name, p, r.opts.Now()); err != nil {
 		res = &executor.Result{Tool: name, Err: err}
+		if t := s.toolNamed(name); t != nil && !allowedFor(t, p) {
+			// The agent reads "not in bundle"; the operator reads why.
+			why = append(why, slog.String("refused_by", "groups"))
+		}
 	} else {
 		res = s.exec.Call(ctx, name, args)
 	}
-	r.observe(ctx, res)
+	r.observe(ctx, res, why...)
 	return res
+}
+
+// toolNamed is the bundle tool called name, nil when there is none (or no
+// bundle).
+func (s *snapshot) toolNamed(name string) *bundle.Tool {
+	if s == nil {
+		return nil
+	}
+	return s.tools[name]
 }
 
 // refusal returns the error for a tool the runtime must not call now for
@@ -44,7 +59,8 @@ func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *e
 // that is not in the bundle, and gets it before any other rule: the tool
 // is hidden from its list, so a call by name must not confirm that the
 // tool exists, nor which groups or what state it has. Operators see the
-// real reason in the console's policy and the runtime's log line.
+// real reason in the console's policy and in the runtime's log line
+// (refused_by=groups).
 func (r *Runtime) refusal(s *snapshot, name string, p principal.Principal, now time.Time) *executor.Error {
 	if s == nil {
 		return notExposed("no verified bundle yet: the runtime has not received one from the console",
@@ -126,8 +142,9 @@ func (r *Runtime) nextBoundary() (time.Duration, bool) {
 	return next, ok
 }
 
-// observe logs and counts one finished call.
-func (r *Runtime) observe(ctx context.Context, res *executor.Result) {
+// observe logs and counts one finished call; extra attributes go on the
+// log line.
+func (r *Runtime) observe(ctx context.Context, res *executor.Result, extra ...slog.Attr) {
 	class := ClassOK
 	if res.Err != nil {
 		class = string(res.Err.Class)
@@ -143,5 +160,6 @@ func (r *Runtime) observe(ctx context.Context, res *executor.Result) {
 	if p := principal.FromContext(ctx); p.Authenticated() {
 		attrs = append(attrs, slog.String("principal", string(p.Kind)+":"+p.Subject))
 	}
+	attrs = append(attrs, extra...)
 	r.log.LogAttrs(ctx, level, "tool call", attrs...)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/principal"
 	"github.com/toolgate/toolgate/internal/risk"
+	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
 // asPrincipal is a receiving middleware that makes every request come
@@ -166,7 +168,8 @@ func TestOutsideGroupsLooksLikeUnknownTool(t *testing.T) {
 	in := getOrderTool()
 	in.Policy.Groups = []string{"support"}
 	con.publish(signBundle(t, k, 3, clk.Now(), 0, up.URL, in))
-	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL})
+	var logs syncbuf.Buffer
+	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL, logs: &logs})
 	mustSync(t, r)
 	args := map[string]any{"order_id": "ord_0001"}
 	for _, who := range []principal.Principal{{Kind: principal.Anonymous}, principal.New(principal.OIDC, "x", "", []string{"ops"})} {
@@ -176,6 +179,9 @@ func TestOutsideGroupsLooksLikeUnknownTool(t *testing.T) {
 			got.Err.Message != `tool "getOrder" is not in bundle v3` || got.Err.Instruction != unknown.Err.Instruction {
 			t.Fatalf("%s outside the groups: %+v, want the unknown tool's answer %+v", who.Kind, got.Err, unknown.Err)
 		}
+	}
+	if n := strings.Count(logs.String(), `"refused_by":"groups"`); n != 2 {
+		t.Fatalf("%d log lines say the groups refused the call, want 2 (the operator reads why):\n%s", n, logs.String())
 	}
 	member := principal.New(principal.Token, "bot", "", []string{"support"})
 	if res := r.Call(principal.NewContext(context.Background(), member), "getOrder", args); res.Attempts != 1 {
