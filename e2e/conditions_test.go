@@ -57,6 +57,11 @@ func TestConditionChangeRequest(t *testing.T) {
 	must(t, admin.GetByTestId("try-button").Click())
 	visible(t, admin.GetByTestId("try-result").GetByText("Refused by condition 1"))
 	shot(t, admin, "02-try-it")
+	// The same editor on a phone: the condition fields and the try-it box.
+	_, phoneAdmin := a.signIn(t, narrow, "admin@example.com", adminPassword)
+	must(t, goTo(phoneAdmin, "/tools/orders_delete/policy"))
+	must(t, phoneAdmin.GetByTestId("scope-fields").ScrollIntoViewIfNeeded())
+	shotScreen(t, phoneAdmin, "02b-editor-375")
 
 	must(t, admin.GetByTestId("save-policy").Click())
 	visible(t, admin.GetByTestId("explicit-action"))

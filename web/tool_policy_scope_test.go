@@ -59,7 +59,7 @@ func TestConditionTypeErrorAtTheField(t *testing.T) {
 	v := scopeValues(get, "", policy.Condition{Effect: policy.ConditionDeny, Expr: "args.limit > 10", Message: "m"})
 	rec := a.do(request{method: "POST", path: "/tools/orders_delete/policy", form: v, cookie: a.sessionCookie("admin"), csrf: true})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, `aria-describedby="pf-conditions.0.expr-error"`, `id="pf-conditions.0.expr-error"`,
+	wantBody(t, rec, "A condition does not compile", `aria-describedby="pf-conditions.0.expr-error"`, `id="pf-conditions.0.expr-error"`,
 		"Line 1, column 5: undefined field &#39;limit&#39;", "args.limit &gt; 10")
 	if stored, _ := a.db.ToolPolicy(ctx, get.ToolID); stored.Version != get.Version || len(stored.Policy.Conditions) > 0 {
 		t.Fatalf("stored %+v (version %d) after a refused save", stored.Policy, stored.Version)
