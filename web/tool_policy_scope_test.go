@@ -64,6 +64,11 @@ func TestConditionTypeErrorAtTheField(t *testing.T) {
 	if stored, _ := a.db.ToolPolicy(ctx, get.ToolID); stored.Version != get.Version || len(stored.Policy.Conditions) > 0 {
 		t.Fatalf("stored %+v (version %d) after a refused save", stored.Policy, stored.Version)
 	}
+	// The live preview type-checks as the admin types.
+	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy/preview", form: v, cookie: a.sessionCookie("admin"), csrf: true,
+		header: map[string]string{"HX-Request": "true"}})
+	wantStatus(t, rec, 200)
+	wantBody(t, rec, `data-testid="preview-invalid"`, "conditions[0]: Line 1, column 5: undefined field")
 	// A message is required too, at the same field.
 	v = scopeValues(get, "", policy.Condition{Effect: policy.ConditionDeny, Expr: "true"})
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy", form: v, cookie: a.sessionCookie("admin"), csrf: true})
@@ -129,6 +134,18 @@ func TestScopeChangesOnADestructiveTool(t *testing.T) {
 	wantStatus(t, rec, 200)
 	wantBody(t, rec, "orders_delete", "<code>conditions[0]</code>", "deny: args.id == &#39;ord_1&#39; — ord_1 is kept",
 		"deny: args.id == &#39;ord_2&#39; — ord_2 is kept", "ord_1 may go now")
+
+	// Approved, the new expression is the policy.
+	reqs, _ := a.db.ChangeRequests(ctx, store.ChangeRequestFilter{ToolID: del.ToolID, Pending: true})
+	if len(reqs) != 1 {
+		t.Fatalf("pending = %+v", reqs)
+	}
+	if _, err := a.db.ApproveChangeRequest(ctx, a.users["approver"].ID, reqs[0].ID, "ok"); err != nil {
+		t.Fatal(err)
+	}
+	if now, _ := a.db.ToolPolicy(ctx, del.ToolID); len(now.Policy.Conditions) != 2 || now.Policy.Conditions[0] != changed {
+		t.Fatalf("after approval the conditions are %+v, want the changed one first", now.Policy.Conditions)
+	}
 
 	// The confirmation re-checks the expressions it carries.
 	form.Set("conditions.0.expr", "args.id > 3")

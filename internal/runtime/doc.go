@@ -85,7 +85,8 @@
 // callable only by a principal in one of them, never by the anonymous
 // principal. A principal outside a tool's groups gets the answer of a tool
 // that is not in the bundle, word for word, before any other rule, so a
-// call by name reveals neither the tool nor its state. The tool's argument
+// call by name reveals neither the tool nor its state (the log line says
+// refused_by=groups for the operator). The tool's argument
 // conditions (internal/condition) are evaluated by the executor for the
 // principal of the call's context after the arguments are validated and
 // before any request is sent; a refusal is POLICY_DENIED with the rule's
