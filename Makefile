@@ -222,6 +222,8 @@ bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal
 	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeSwap$$' -benchtime 10x -timeout 20m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeRSS$$' -benchtime 1x -timeout 20m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCall$$' -benchtime 3000x -timeout 10m ./internal/runtime
+	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCallCondition$$' -benchtime 3000x -count 3 -timeout 10m ./internal/runtime
+	$(GO) test -run '^$$' -bench '^BenchmarkEvaluate$$' -benchtime 20000x -count 3 ./internal/condition
 
 # Publish-to-runtime latency via the OCI registry vs via the console, in one
 # run (both runtimes see every publish): OCI_POLL is both runtimes' poll

@@ -16,6 +16,7 @@ func init() {
 		{"GET", "/tools/:name/policy", see, gone, gone, gone},
 		{"POST", "/tools/:name/policy", unauth, forbid, forbid, gone},
 		{"POST", "/tools/:name/policy/preview", unauth, forbid, forbid, gone},
+		{"POST", "/tools/:name/policy/try", unauth, forbid, forbid, gone},
 		{"GET", "/tools/:name/actions/:kind", see, forbid, forbid, gone},
 		{"POST", "/tools/:name/actions/:kind", unauth, forbid, forbid, gone},
 

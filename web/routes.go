@@ -85,6 +85,7 @@ func (s *Server) routes() {
 	e.POST("/tools/:name/schema-gaps/acknowledge", s.toolsAcknowledgeSchemaGaps, admin...)
 	e.POST("/tools/:name/policy", s.toolPolicySave, admin...)
 	e.POST("/tools/:name/policy/preview", s.toolPolicyPreview, admin...)
+	e.POST("/tools/:name/policy/try", s.toolPolicyTry, admin...)
 	e.GET("/tools/:name/actions/:kind", s.toolActionForm, admin...)
 	e.POST("/tools/:name/actions/:kind", s.toolActionSubmit, admin...)
 	e.POST("/approvals/:id/withdraw", s.approvalsWithdraw, admin...)

@@ -21,6 +21,9 @@ var explicitKinds = map[string]store.ChangeKind{
 	"expose":     store.KindExposeRisky,
 	"retry":      store.KindEnableMutationRetry,
 	"lower-risk": store.KindLowerRisk,
+	// scope: widen a risky tool's groups or loosen its conditions (R15);
+	// exposing it more widely is the exposure kind of R10.
+	"scope": store.KindExposeRisky,
 }
 
 // toolActionForm is the confirmation page of an explicit action (admin).
@@ -29,6 +32,9 @@ func (s *Server) toolActionForm(c echo.Context) error {
 	rec, kind, err := s.actionTarget(c)
 	if err != nil {
 		return err
+	}
+	if c.Param("kind") == "scope" {
+		return apperr.Invalidf("Change the groups and conditions in the policy editor: saving asks for approval when it needs one.")
 	}
 	m := actionView(rec, c.Param("kind"))
 	m.Page, m.ReturnTo = s.page(c, m.Heading), policyReturn(c, rec)
@@ -52,7 +58,10 @@ func (s *Server) toolActionSubmit(c echo.Context) error {
 	m.Retry500, m.Retry501 = c.FormValue("retry_500") != "", c.FormValue("retry_501") != ""
 	n := store.NewChangeRequest{ToolID: rec.ToolID, Kind: kind, Reason: m.Reason}
 	err = confirmName(c, rec)
-	if err == nil {
+	switch {
+	case err == nil && m.Kind == "scope":
+		err = s.scopeProposal(c, rec, &m, &n)
+	case err == nil:
 		err = proposalFromForm(rec, m, &n)
 	}
 	if err == nil {
@@ -64,7 +73,7 @@ func (s *Server) toolActionSubmit(c echo.Context) error {
 			errs[0].Link, errs[0].LinkText = "/approvals#request-"+strconv.FormatInt(dup.ID, 10), "See the pending request"
 		}
 		m.Page, m.Errors = s.page(c, m.Heading), errs
-		if kind == store.KindExposeRisky {
+		if kind == store.KindExposeRisky && m.Kind != "scope" {
 			m.Diff = diffRows(rec.Policy, exposed(rec.Policy))
 		}
 		return render(c, status, views.ExplicitActionPage(m))
@@ -139,6 +148,10 @@ func actionView(rec *store.PolicyRecord, word string) views.ExplicitActionView {
 		m.Heading = "Enable retry on " + rec.ToolName
 		m.Warning = "Sending an idempotency key does not make an API idempotent: only retry if the API deduplicates " +
 			"requests by that key, or if you know repeating this " + rec.Method + " has no further effect."
+	case "scope":
+		m.Heading = "Widen the groups or loosen the conditions of " + rec.ToolName
+		m.Warning = "More callers, or calls with fewer argument limits, will reach this " + rec.Class.String() +
+			" tool once a security approver approves. Say why."
 	case "lower-risk":
 		m.Heading = "Lower the risk class of " + rec.ToolName
 		m.Warning = "A lower class lets this tool be exposed and retried under fewer checks. Explain why the detected class overstates the risk."

@@ -34,6 +34,7 @@ func policyForm(p policy.Policy) views.PolicyFormVM {
 	if k := p.IdempotencyKey; k != nil {
 		f.KeyHeader, f.KeySource, f.KeyArgument = k.Header, k.Source, k.Argument
 	}
+	f.Groups, f.Conditions = scopeForm(p)
 	return f
 }
 
@@ -87,6 +88,8 @@ func readPolicyForm(c echo.Context, base policy.Policy) (policy.Policy, views.Po
 			p.IdempotencyKey.Argument = f.KeyArgument
 		}
 	}
+	p.Groups, p.Conditions = readScope(c)
+	f.Groups, f.Conditions = scopeForm(p)
 	return p, f, errs
 }
 

@@ -17,6 +17,12 @@ func (s *Server) toolPolicyPreview(c echo.Context) error {
 		return err
 	}
 	p, form, ferrs := readPolicyForm(c, rec.Policy)
+	if len(ferrs) == 0 {
+		// Conditions are type-checked as they are typed, like at save.
+		if ferrs, _, err = s.conditionProblems(c.Request().Context(), rec.ToolName, p.Conditions); err != nil {
+			return err
+		}
+	}
 	preview := policyPreview(rec, p, ferrs)
 	if isHTMX(c) {
 		return render(c, http.StatusOK, views.PolicyPreview(preview))

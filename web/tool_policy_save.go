@@ -27,6 +27,15 @@ func (s *Server) toolPolicySave(c echo.Context) error {
 	if len(ferrs) > 0 {
 		return s.policyFormProblem(c, rec, p, form, ferrs, nil)
 	}
+	if ferrs, _, err = s.conditionProblems(ctx, rec.ToolName, p.Conditions); err != nil {
+		return err
+	} else if len(ferrs) > 0 {
+		return s.policyFormProblem(c, rec, p, form, ferrs, []views.FormError{{
+			Message: "A condition does not compile against the tool's input schema: see the message at the expression. Nothing was saved."}})
+	}
+	if needsScopeRequest(rec, p) {
+		return s.scopeRequestForm(c, rec, p, form)
+	}
 	version, err := strconv.ParseInt(c.FormValue("version"), 10, 64)
 	if err != nil {
 		return apperr.Invalidf("The form has no policy version: reload the page.")

@@ -55,7 +55,6 @@ func Build(in BuildInput) (*Bundle, error) {
 	}
 	issued := wholeSecondUTC(in.Now)
 	b := &Bundle{
-		Schema:    Schema,
 		Version:   in.Version,
 		IssuedAt:  issued,
 		ExpiresAt: issued.Add(ttl.Truncate(time.Second)),
@@ -93,6 +92,7 @@ func Build(in BuildInput) (*Bundle, error) {
 			b.Sources = append(b.Sources, s)
 		}
 	}
+	b.Schema = schemaFor(b.Tools)
 	b = normalize(b)
 	// A tool whose source is missing from the input is caught here.
 	if err := b.Validate(); err != nil {
@@ -104,6 +104,11 @@ func Build(in BuildInput) (*Bundle, error) {
 func buildTool(t ToolInput) Tool {
 	method := strings.ToUpper(strings.TrimSpace(t.Method))
 	eff := policy.Effective(method, t.Policy)
+	eff.Groups = canonicalGroups(eff.Groups)
+	eff.Conditions = slices.Clone(eff.Conditions)
+	if len(eff.Conditions) == 0 {
+		eff.Conditions = nil
+	}
 	return Tool{
 		Name:        t.Name,
 		Source:      t.Source,

@@ -12,7 +12,7 @@ import (
 
 func TestBuild(t *testing.T) {
 	b := mustBuild(t, smallInput())
-	if b.Schema != Schema || b.Version != 7 {
+	if b.Schema != SchemaV1 || b.Version != 7 {
 		t.Errorf("schema %q version %d", b.Schema, b.Version)
 	}
 	if want := issued.Add(time.Second); !b.IssuedAt.Equal(want) || b.IssuedAt.Location() != time.UTC {

@@ -121,7 +121,7 @@ func nonNil[T any](s []T) []T {
 // byte comparison makes the choice fail-safe: a decoder that read anything
 // differently would produce different bytes and the bundle would be refused.
 func decodeCanonical(payload []byte) (*Bundle, error) {
-	res, err := readPayload(payload, nil)
+	res, err := readPayload(payload, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -11,9 +11,14 @@
 // A bundle is one JSON object. Every member below is always present unless
 // marked optional; lists are always arrays ([] when empty, never null).
 //
-//	schema       string   "toolgate.bundle/v1": the format and its major; a
-//	                      verifier refuses a major it does not know
-//	                      (see Versioning)
+//	schema       string   "toolgate.bundle/v1" or "toolgate.bundle/v2": the
+//	                      format and its major; a verifier refuses a major
+//	                      it does not know (see Versioning). v2 is v1 plus
+//	                      the policy members groups and conditions; a
+//	                      bundle is v2 exactly when one of its tools has
+//	                      either (the console writes the lowest major that
+//	                      carries the bundle, so one without them keeps its
+//	                      v1 bytes)
 //	version      integer  >= 1, strictly increasing across publishes (rollback
 //	                      publishes old content under a new version)
 //	issued_at    string   RFC 3339 UTC, whole seconds: "2025-03-01T12:00:01Z"
@@ -57,7 +62,25 @@
 //	                        idempotency_key (null or {header, source, argument?}),
 //	                        retry {attempts, backoff_ms, multiplier, jitter,
 //	                        retry_on (array of HTTP statuses, never null)},
-//	                        circuit_breaker {threshold, reset_ms}
+//	                        circuit_breaker {threshold, reset_ms},
+//	                        and in v2 only, each omitted when empty (never
+//	                        written as [] or null, so a tool without them
+//	                        has the same bytes in v1 and v2):
+//	                        groups (array of strings: the principal groups
+//	                        allowed to call the tool, sorted in byte order,
+//	                        unique, none empty; absent means every caller
+//	                        the runtime admits),
+//	                        conditions (array, in evaluation order, of
+//	                        {effect, expr, message}: effect "deny" refuses
+//	                        the call when the CEL expression expr is true,
+//	                        "allow_only" refuses it unless expr is true;
+//	                        expr is not empty; message, possibly "", is
+//	                        what the agent is told; the first condition
+//	                        that refuses decides)
+//	                      A v1 bundle whose policy has groups or conditions
+//	                      is refused (ErrSchema), as is an effect outside
+//	                      the two: a v1 runtime would ignore the members as
+//	                      a later revision's and serve the tool to anyone.
 //	                      Every value is the one enforced, none is left for a
 //	                      runtime to default: Validate (and so Sign and
 //	                      Verify) refuses a policy that policy.Effective
@@ -84,7 +107,9 @@
 //	                      absent), input_schema, annotations}, origin and
 //	                      base_path taken from the tool's source. It covers
 //	                      everything an agent reads (tools/list) or sends;
-//	                      policy, risk, reasons and approvals are not in it.
+//	                      policy (groups and conditions included), risk,
+//	                      reasons and approvals are not in it, so a tool
+//	                      has the same digest in v1 and v2.
 //	                      The console pins change requests and approvals
 //	                      with it; a verifier refuses a tool whose digest is
 //	                      not that of its own content (ErrSchema). The
@@ -284,6 +309,14 @@
 //     API's own JSON, not bundle structure: all of it is kept;
 //   - still requires every member listed as required, with its type and
 //     rules, whatever else the payload holds.
+//
+// toolgate.bundle/v2 is the first new major: the policy's groups and
+// conditions are enforcement (a runtime that ignored them would serve a
+// tool to callers and arguments its policy refuses), so they cannot be a
+// compatible addition to v1. Nothing else differs: the same members,
+// canonical encoding, digest, envelope and keys. A v2 verifier reads v1
+// and v2, applying to each its own rules (a tool Verify remembers in a
+// Memo is taken again only by a bundle of the same schema).
 //
 // There is no minor version and no feature list. Whatever a runtime could
 // learn from one is either safe to ignore (so it has nothing to act on) or

@@ -26,10 +26,18 @@ func (e *bundleEncoder) policy(p *wirePolicy) error {
 	e.name(false, "threshold")
 	e.int(int64(p.Breaker.Threshold))
 	e.close('}')
+	if len(p.Conditions) > 0 {
+		e.name(false, "conditions")
+		_ = list(e, p.Conditions, e.condition)
+	}
 	e.name(false, "deadline_ms")
 	e.int(int64(p.DeadlineMS))
 	e.name(false, "exposed")
 	e.bool(p.Exposed)
+	if len(p.Groups) > 0 {
+		e.name(false, "groups")
+		_ = list(e, p.Groups, func(g *string) error { e.str(*g); return nil })
+	}
 	e.name(false, "idempotency_key")
 	if k := p.IdempotencyKey; k == nil {
 		e.null()
@@ -77,6 +85,18 @@ func (e *bundleEncoder) retry(r *wireRetry) error {
 	e.dst = out
 	e.name(false, "retry_on")
 	_ = list(e, r.RetryOn, func(s *int) error { e.int(int64(*s)); return nil })
+	e.close('}')
+	return nil
+}
+
+func (e *bundleEncoder) condition(c *wireCondition) error {
+	e.open('{')
+	e.name(true, "effect")
+	e.str(c.Effect)
+	e.name(false, "expr")
+	e.str(c.Expr)
+	e.name(false, "message")
+	e.str(c.Message)
 	e.close('}')
 	return nil
 }

@@ -21,7 +21,7 @@ var (
 	// ErrSchema: the payload is not a toolgate bundle of this schema, is
 	// not in canonical form, or fails validation; or the JWS header has an
 	// unexpected type or parameter.
-	ErrSchema = errors.New("bundle payload is not a canonical " + Schema + " bundle")
+	ErrSchema = errors.New("bundle payload is not a canonical toolgate bundle of its schema")
 	// ErrUnknownSchema: the payload's schema is not one of KnownSchemas,
 	// typically a new major from a newer console (doc.go, "Versioning").
 	ErrUnknownSchema = errors.New("bundle schema is not one this verifier knows")

@@ -21,6 +21,10 @@ import (
 // and ready; a Memo is not safe for concurrent use.
 type Memo struct {
 	tools map[[sha256.Size]byte]memoTool
+	// schema is the remembered bundle's: a tool's checks depend on the
+	// major (v1 refuses groups and conditions), so only a bundle of the
+	// same schema takes tools from the memo.
+	schema string
 }
 
 // memoTool is one verified tool and what its checks depended on outside
@@ -33,8 +37,8 @@ type memoTool struct {
 
 // lookup returns the remembered tool with these bytes, if its source is
 // unchanged in sources.
-func (m *Memo) lookup(key [sha256.Size]byte, sources map[string]*Source) (*Tool, bool) {
-	if m == nil {
+func (m *Memo) lookup(key [sha256.Size]byte, schema string, sources map[string]*Source) (*Tool, bool) {
+	if m == nil || m.schema != schema {
 		return nil, false
 	}
 	mt, ok := m.tools[key]
@@ -54,6 +58,7 @@ func (m *Memo) remember(b *Bundle, keys [][sha256.Size]byte) {
 		return
 	}
 	sources := sourcesByName(b)
+	m.schema = b.Schema
 	m.tools = make(map[[sha256.Size]byte]memoTool, len(keys))
 	for i, key := range keys {
 		t := &b.Tools[i]
@@ -82,9 +87,10 @@ type readResult struct {
 // readPayload decodes a signed payload and proves it canonical, part by
 // part: the bundle without its tools, then each tool on its own bytes. A
 // tool found in memo is taken from it. Members of a later compatible
-// revision are ignored (extras.go). Validation is left to the caller.
-func readPayload(payload []byte, memo *Memo) (*readResult, error) {
-	if err := checkSchema(payload); err != nil {
+// revision are ignored (extras.go). A schema outside schemas (nil:
+// KnownSchemas) is refused first. Validation is left to the caller.
+func readPayload(payload []byte, memo *Memo, schemas []string) (*readResult, error) {
+	if err := checkSchema(payload, schemas); err != nil {
 		return nil, err
 	}
 	skeleton, tools, err := splitTools(payload)
@@ -105,7 +111,7 @@ func readPayload(payload []byte, memo *Memo) (*readResult, error) {
 	for i, raw := range tools {
 		if memo != nil {
 			res.keys[i] = sha256.Sum256(raw)
-			if t, ok := memo.lookup(res.keys[i], sources); ok {
+			if t, ok := memo.lookup(res.keys[i], b.Schema, sources); ok {
 				b.Tools[i], res.known[i] = *t, true
 				continue
 			}

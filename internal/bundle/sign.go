@@ -89,6 +89,11 @@ type VerifyOptions struct {
 	// success it is replaced by the accepted bundle's tools. nil verifies
 	// every tool.
 	Memo *Memo
+	// Schemas are the majors accepted; nil is KnownSchemas. A subset makes
+	// Verify refuse the others with ErrUnknownSchema exactly as a verifier
+	// of an older release does, which is how a runtime models one
+	// (runtime.Options.BundleSchemas).
+	Schemas []string
 }
 
 // protectedHeader is every parameter a bundle header may carry. Anything
@@ -136,7 +141,7 @@ func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, er
 		return nil, nil, fmt.Errorf("verify bundle: %w: payload is not strict base64url: %v", ErrTampered, err)
 	}
 	payload = payload[:n]
-	res, err := readPayload(payload, opts.Memo)
+	res, err := readPayload(payload, opts.Memo, opts.Schemas)
 	if errors.Is(err, ErrUnknownSchema) {
 		return nil, nil, fmt.Errorf("verify bundle: %w", err)
 	}

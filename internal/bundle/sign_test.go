@@ -119,10 +119,10 @@ func TestVerifyRefusals(t *testing.T) {
 			return handSign(t, header(k), bytes.Replace(payload, []byte(`{"expires_at"`), []byte(`{"a_hint":1.0,"expires_at"`), 1), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrSchema},
 		{"other schema", func(t *testing.T) []byte {
-			return handSign(t, header(k), bytes.Replace(payload, []byte(Schema), []byte("toolgate.bundle/v2"), 1), k.Private)
+			return handSign(t, header(k), bytes.Replace(payload, []byte(SchemaV1), []byte("toolgate.bundle/v3"), 1), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrUnknownSchema},
 		{"schema with a minor", func(t *testing.T) []byte {
-			return handSign(t, header(k), bytes.Replace(payload, []byte(Schema), []byte(Schema+".1"), 1), k.Private)
+			return handSign(t, header(k), bytes.Replace(payload, []byte(SchemaV1), []byte(SchemaV1+".1"), 1), k.Private)
 		}, keySet(k), VerifyOptions{}, ErrUnknownSchema},
 		{"description changed after the digest (R13)", func(t *testing.T) []byte {
 			return handSign(t, header(k), bytes.Replace(payload, []byte(`"Read one order"`), []byte(`"Read one order. Call me first."`), 1), k.Private)

@@ -8,9 +8,16 @@ import (
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
-// Schema is the bundle format and major this toolgate writes; KnownSchemas
-// are the ones Verify reads (doc.go, "Versioning").
-const Schema = "toolgate.bundle/v1"
+// The bundle format's majors (doc.go, "Versioning"). Build writes the
+// lowest major that carries the bundle: v1 unless a tool's policy has
+// groups or conditions. KnownSchemas are the ones Verify reads.
+const (
+	SchemaV1 = "toolgate.bundle/v1"
+	// SchemaV2 is v1 plus the policy's groups and conditions.
+	SchemaV2 = "toolgate.bundle/v2"
+	// Schema is the newest major this toolgate reads and writes.
+	Schema = SchemaV2
+)
 
 // Bundle is the signed, versioned snapshot of the exposed tools and their
 // effective policies. It carries no secrets: credentials live in the runtime.

@@ -40,8 +40,8 @@ func (b *Bundle) validate(checkJSON bool) error { return b.validateSome(checkJSO
 // take part in the checks across tools.
 func (b *Bundle) validateSome(checkJSON bool, known []bool) error {
 	var errs []error
-	if b.Schema != Schema {
-		errs = append(errs, fmt.Errorf("schema is %q, want %q", b.Schema, Schema))
+	if !slices.Contains(KnownSchemas(), b.Schema) {
+		errs = append(errs, fmt.Errorf("schema is %q, want one of %s", b.Schema, strings.Join(KnownSchemas(), ", ")))
 	}
 	if b.Version < 1 {
 		errs = append(errs, fmt.Errorf("version %d: want 1 or more", b.Version))
@@ -70,7 +70,7 @@ func (b *Bundle) validateSome(checkJSON bool, known []bool) error {
 		if known != nil && known[i] {
 			continue
 		}
-		if err := validateTool(t, sources, checkJSON); err != nil {
+		if err := validateTool(b.Schema, t, sources, checkJSON); err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", t.Name, err))
 		}
 	}
@@ -113,7 +113,7 @@ func validateSource(s Source) error {
 	return nil
 }
 
-func validateTool(t Tool, sources map[string]*Source, checkJSON bool) error {
+func validateTool(schema string, t Tool, sources map[string]*Source, checkJSON bool) error {
 	var errs []error
 	if !toolNameRE.MatchString(t.Name) {
 		errs = append(errs, fmt.Errorf("name must match %s", toolNameRE))
@@ -144,6 +144,9 @@ func validateTool(t Tool, sources map[string]*Source, checkJSON bool) error {
 		errs = append(errs, errors.New("policy is not exposed: a bundle holds only exposed tools"))
 	}
 	if err := validateEffective(t); err != nil {
+		errs = append(errs, err)
+	}
+	if err := validateV2Members(schema, &t.Policy); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

@@ -160,14 +160,14 @@ func TestLaterMembersLoosenNothing(t *testing.T) {
 	}
 }
 
-// TestVerifyRefusesAnUnknownMajor: a toolgate.bundle/v2 bundle is refused
+// TestVerifyRefusesAnUnknownMajor: a toolgate.bundle/v3 bundle is refused
 // before anything else in it is read, with an error naming the schema it
 // has and the ones this verifier knows, whatever v2 changed.
 func TestVerifyRefusesAnUnknownMajor(t *testing.T) {
 	k := testKey(t, 1)
 	for name, edit := range map[string]func(map[string]any){
-		"same members":  func(doc map[string]any) { doc["schema"] = "toolgate.bundle/v2" },
-		"new structure": func(doc map[string]any) { doc["schema"] = "toolgate.bundle/v2"; doc["tools"] = map[string]any{"x": 1} },
+		"same members":  func(doc map[string]any) { doc["schema"] = "toolgate.bundle/v3" },
+		"new structure": func(doc map[string]any) { doc["schema"] = "toolgate.bundle/v3"; doc["tools"] = map[string]any{"x": 1} },
 	} {
 		t.Run(name, func(t *testing.T) {
 			payload := editPayload(t, fixturePayload(t), edit)
@@ -175,7 +175,7 @@ func TestVerifyRefusesAnUnknownMajor(t *testing.T) {
 			if !errors.Is(err, ErrUnknownSchema) || errors.Is(err, ErrSchema) {
 				t.Fatalf("Verify error = %v, want %v only", err, ErrUnknownSchema)
 			}
-			for _, s := range []string{`"toolgate.bundle/v2"`, "knows toolgate.bundle/v1"} {
+			for _, s := range []string{`"toolgate.bundle/v3"`, "knows toolgate.bundle/v1, toolgate.bundle/v2"} {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("error %q does not say %s", err, s)
 				}
@@ -214,9 +214,9 @@ func FuzzReadPayload(f *testing.F) {
 	f.Add(plain)
 	f.Add(bytes.Replace(plain, []byte(`"version":7}`), []byte(`"version":7,"zz":{"a":[1,"x",null]}}`), 1))
 	f.Add(bytes.Replace(plain, []byte(`"policy":{`), []byte(`"policy":{"a_hint":true,`), 1))
-	f.Add(bytes.Replace(plain, []byte(Schema), []byte("toolgate.bundle/v2"), 1))
+	f.Add(bytes.Replace(plain, []byte(SchemaV1), []byte("toolgate.bundle/v3"), 1))
 	f.Fuzz(func(t *testing.T, payload []byte) {
-		if _, err := readPayload(payload, &Memo{}); err != nil {
+		if _, err := readPayload(payload, &Memo{}, nil); err != nil {
 			return
 		}
 		canon, err := appendCanonicalJSON(nil, payload)

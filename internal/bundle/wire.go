@@ -115,6 +115,17 @@ type wirePolicy struct {
 	Idempotent       bool                `json:"idempotent"`
 	IdempotencyKey   *wireIdempotencyKey `json:"idempotency_key"`
 	Breaker          wireBreaker         `json:"circuit_breaker"`
+	// Groups and Conditions are toolgate.bundle/v2 members, absent when
+	// empty: a tool that uses neither has the same bytes in both majors.
+	Groups     []string        `json:"groups,omitempty"`
+	Conditions []wireCondition `json:"conditions,omitempty"`
+}
+
+// wireCondition is one member of a policy's conditions list (v2).
+type wireCondition struct {
+	Effect  string `json:"effect"`
+	Expr    string `json:"expr"`
+	Message string `json:"message"`
 }
 
 // wireRetry is a policy's retry object.

@@ -70,7 +70,7 @@ func newVerifyFixture(t *testing.T, issuedAt time.Time) verifyFixture {
 		t.Fatalf("the later members were not added: %s", later)
 	}
 	writeFile(t, f.later, signByHand(k, []byte(later)))
-	writeFile(t, f.v2, signByHand(k, bytes.Replace(payload, []byte(bundle.Schema), []byte("toolgate.bundle/v2"), 1)))
+	writeFile(t, f.v2, signByHand(k, bytes.Replace(payload, []byte(bundle.SchemaV1), []byte("toolgate.bundle/v3"), 1)))
 	// A deadline below the 8 s attempt timeout: the console refuses to
 	// store such a policy, so the verifier refuses to accept it.
 	short := bytes.Replace(payload, []byte(`"deadline_ms":30000`), []byte(`"deadline_ms":1000`), 1)
@@ -112,7 +112,7 @@ func TestBundleVerify(t *testing.T) {
 		{"not a bundle", []string{"--key", fresh.jwks, fresh.jwks}, 1, "not signed"},
 		{"newer console, same major", []string{"--key", fresh.jwks, fresh.later}, 0, "valid: version 7, 1 tools, 1 sources"},
 		{"unknown schema major", []string{"--key", fresh.jwks, fresh.v2}, 1,
-			`schema is "toolgate.bundle/v2" and this verifier knows toolgate.bundle/v1`},
+			`schema is "toolgate.bundle/v3" and this verifier knows toolgate.bundle/v1, toolgate.bundle/v2`},
 		{"a deadline below the timeout", []string{"--key", fresh.jwks, fresh.short}, 1,
 			`tool "getOrder": invalid policy: deadline_ms: must be at least the attempt timeout (8000 ms)`},
 		{"missing bundle file", []string{"--key", fresh.jwks, filepath.Join(fresh.dir, "nope")}, 2, "reading the bundle"},

@@ -14,9 +14,16 @@
 // decompression (R9). Every failure is an *Error with an R9 class, whether
 // the operation may have been applied, and an instruction for the agent.
 //
+// A tool's argument conditions (R15) are compiled with the tool (a
+// condition that does not type-check against the input schema withholds
+// it) and evaluated once the arguments are valid, for the principal the
+// context carries (principal.FromContext): the first rule that refuses
+// makes the call POLICY_DENIED with that rule's message, and nothing is
+// sent.
+//
 // A tool that cannot be run safely (bad origin or base path of its source,
 // path template not matching its parameters, reserved header, input schema
-// that does not compile) is withheld: New serves the rest of the bundle,
+// or argument condition that does not compile) is withheld: New serves the rest of the bundle,
 // Withheld lists the tool with its reason, and a call to it is
 // TOOL_NOT_EXPOSED with that reason. CompileTool runs the same compile
 // step on one tool, so a console can refuse what a runtime would withhold.

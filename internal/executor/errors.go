@@ -27,6 +27,9 @@ const (
 	ClassToolNotExposed   Class = "TOOL_NOT_EXPOSED"
 	ClassDeadlineExceeded Class = "DEADLINE_EXCEEDED"
 	ClassAborted          Class = "ABORTED"
+	// ClassPolicyDenied: an argument condition of the tool's policy
+	// refused the call (R15); nothing was sent.
+	ClassPolicyDenied Class = "POLICY_DENIED"
 )
 
 // Error is a classified failure of a tool call. It tells the agent whether
@@ -86,6 +89,8 @@ func instruction(e *Error) string {
 		return "The API returned invalid JSON; do not assume the request failed or succeeded without reading state."
 	case ClassRejected:
 		return "The API rejected the request: correct the arguments or state it reports; do not resend it unchanged."
+	case ClassPolicyDenied:
+		return "The tool's policy does not allow this call with these arguments; nothing was sent. Do not resend it unchanged: change the arguments as the message says, or ask a person."
 	}
 	return transientInstruction(e)
 }

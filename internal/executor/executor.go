@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/principal"
 )
 
 // Options are the runtime's choices for an Executor. Every field may be
@@ -211,6 +212,12 @@ func (e *Executor) call(ctx context.Context, r *Result, start time.Time, args ma
 			err = fmt.Errorf("building the request: %w", err)
 		}
 		r.Err = newError(ClassInvalidArguments, false, 0, err.Error())
+		return
+	}
+	// The arguments are valid against the schema the conditions were
+	// typed from; a refusal leaves the prepared request unsent (R15).
+	if d := t.conditions.Evaluate(args, principal.FromContext(ctx)); !d.Allowed() {
+		r.Err = newError(ClassPolicyDenied, false, 0, d.Message)
 		return
 	}
 	injectTrace(ctx, p.header)

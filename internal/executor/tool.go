@@ -10,6 +10,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/condition"
 	"github.com/toolgate/toolgate/internal/policy"
 )
 
@@ -74,6 +75,7 @@ type tool struct {
 	schemaDigest schemaDigest // key of schema in Schemas
 	keyArg       string
 	newKey       func() string
+	conditions   *condition.Set // nil: none
 
 	// def is the bundle tool this was compiled from: a next executor reuses
 	// the compiled tool when its bundle carries an equal definition.
@@ -115,6 +117,9 @@ func compileTool(bt bundle.Tool, src *source, newKey func() string, schemas *Sch
 		return nil, fmt.Errorf("tool %q: %w", bt.Name, err)
 	}
 	t.schema, t.schemaDigest = schema, digest
+	if t.conditions, err = condition.Compile(bt.InputSchema, bt.Policy.Conditions); err != nil {
+		return nil, fmt.Errorf("tool %q: %w", bt.Name, err)
+	}
 	return t, nil
 }
 

@@ -110,3 +110,23 @@ func TestDecideExecutorRefusal(t *testing.T) {
 		t.Fatalf("without origin: %q", d.Reason)
 	}
 }
+
+// TestDecideConditionThatDoesNotCompile: publish, preview and rollback
+// leave out a tool whose condition the executor's compile step refuses,
+// with CEL's position; a condition that compiles ships.
+func TestDecideConditionThatDoesNotCompile(t *testing.T) {
+	tl := tool("GET", "/pets", risk.Read, risk.Read, policy.Policy{})
+	tl.Input.InputSchema = []byte(`{"type":"object","properties":{"limit":{"type":"integer"}}}`)
+	tl.Input.Policy.Conditions = []policy.Condition{{Effect: policy.ConditionDeny, Expr: "args.limit > 'ten'", Message: "m"}}
+	d, err := Decide(tl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d.Reason, "condition 1, line 1, column 12") {
+		t.Fatalf("reason %q, want the condition's position", d.Reason)
+	}
+	tl.Input.Policy.Conditions[0].Expr = "args.limit > 10"
+	if d, _ := Decide(tl, nil); !d.Publishable() {
+		t.Fatalf("a compiling condition is left out: %q", d.Reason)
+	}
+}

@@ -13,7 +13,9 @@ type Action string
 
 // The actions of R10.
 const (
-	// ExposeRisky exposes a DESTRUCTIVE or PRIVILEGED tool.
+	// ExposeRisky exposes a DESTRUCTIVE or PRIVILEGED tool, or exposes one
+	// more widely (R15): to more callers (LoosensScope: groups widened) or
+	// with fewer argument limits (a condition changed or removed).
 	ExposeRisky Action = "expose_risky"
 	// EnableMutationRetry lets a tool that is not safe by method be retried:
 	// asserting idempotency, configuring or changing an idempotency key, or
@@ -27,7 +29,7 @@ const (
 func (a Action) Title() string {
 	switch a {
 	case ExposeRisky:
-		return "Expose a destructive or privileged tool"
+		return "Expose a destructive or privileged tool (or widen its groups or conditions)"
 	case EnableMutationRetry:
 		return "Enable retry on a tool that is not safe by method"
 	case LowerRiskClass:
@@ -40,7 +42,8 @@ func (a Action) Title() string {
 // ApprovalNeeded returns the R10 actions a policy change of one tool
 // contains, in a fixed order; none means an ordinary edit that applies at
 // once. Changes that only take something away (unexposing, removing a key,
-// fewer attempts) never need approval.
+// fewer attempts, narrowing the groups, adding a condition) never need
+// approval.
 //
 // Raising the effective attempts of a non-safe tool that is already Safe,
 // or adding statuses to its retry_on while it retries, counts as
@@ -48,7 +51,7 @@ func (a Action) Title() string {
 // later ordinary edit must not enlarge it.
 func ApprovalNeeded(method string, class risk.Class, before, after Policy) []Action {
 	var out []Action
-	if !before.Exposed && after.Exposed && class >= risk.Destructive {
+	if class >= risk.Destructive && after.Exposed && (!before.Exposed || LoosensScope(before, after)) {
 		out = append(out, ExposeRisky)
 	}
 	if enablesMutationRetry(method, before, after) {

@@ -69,7 +69,7 @@ func Diff(before, after Policy) []FieldChange {
 	add(FieldBreakerResetMS, strconv.Itoa(before.Breaker.ResetMS), strconv.Itoa(after.Breaker.ResetMS))
 	add(FieldGroups, groupsText(before.Groups), groupsText(after.Groups))
 	for i := range max(len(before.Conditions), len(after.Conditions)) {
-		add(FieldConditions+"["+strconv.Itoa(i)+"]", conditionText(before.Conditions, i), conditionText(after.Conditions, i))
+		add(ConditionField(i), conditionText(before.Conditions, i), conditionText(after.Conditions, i))
 	}
 	return out
 }

@@ -91,6 +91,7 @@ func (p Policy) Validate() error {
 		validateKey(v, *k)
 	}
 	validateBreaker(v, FieldBreakerThreshold, FieldBreakerResetMS, p.Breaker)
+	validateScope(v, p)
 	return v.err("policy")
 }
 

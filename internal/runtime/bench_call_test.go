@@ -14,10 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
-	"github.com/toolgate/toolgate/internal/policy"
-	"github.com/toolgate/toolgate/internal/risk"
 )
 
 // itemJSON is what the benchmark upstream answers: a small API object.
@@ -92,14 +89,7 @@ func timedCall(b *testing.B, cs *mcp.ClientSession) time.Duration {
 // runtimeEndpoint serves a runtime with one getItem tool on upstream.
 func runtimeEndpoint(b *testing.B, upstream string) string {
 	k := testKey(b, 1)
-	p := policy.NewToolPolicy("GET", risk.Read, policy.BuiltinDefaults())
-	p.Exposed = true
-	tool := bundle.ToolInput{Name: "getItem", Source: "shop", Method: "GET", Path: "/items/{item_id}",
-		Description: "Get an item by id.",
-		Params:      []bundle.Param{{Name: "item_id", In: "path", Arg: "item_id", Required: true}},
-		InputSchema: json.RawMessage(itemSchema),
-		Assessment:  risk.Assessment{Class: risk.Read, Reasons: []risk.Reason{{Code: "method:GET", Class: risk.Read, Text: "GET reads"}}},
-		Policy:      p}
+	tool := getItemTool(nil)
 	con := newFakeConsole(b, keySet(k))
 	con.publish(signBundle(b, k, 1, time.Now(), 0, upstream, tool))
 	r, err := New(Options{ConsoleURL: con.URL, Token: testToken, DataDir: b.TempDir(), TrustedKeys: keySet(k)})

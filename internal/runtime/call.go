@@ -16,38 +16,81 @@ import (
 // executor's classes name failures only).
 const ClassOK = "OK"
 
-// Call runs one tool call under the bundle in force: the staleness rule
-// first, then the executor. Every call is logged (tool, class, status,
+// Call runs one tool call under the bundle in force: refusal first (groups,
+// exposure, staleness), then the executor, which evaluates the tool's
+// argument conditions for the principal of ctx before it sends anything. Every call is logged (tool, class, status,
 // attempts, duration; never arguments, bodies or credentials) and counted.
 // It never returns nil.
 func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *executor.Result {
 	s := r.snap.Load()
+	p := principal.FromContext(ctx)
 	ctx, span := startCallSpan(ctx, s, name)
 	var res *executor.Result
-	if err := r.refusal(s, name, principal.FromContext(ctx), r.opts.Now()); err != nil {
+	var why []slog.Attr
+	if err := r.refusal(s, name, p, r.opts.Now()); err != nil {
 		res = &executor.Result{Tool: name, Err: err}
+		if t := s.toolNamed(name); t != nil && !allowedFor(t, p) {
+			// The agent reads "not in bundle"; the operator reads why.
+			why = append(why, slog.String("refused_by", "groups"))
+		}
 	} else {
 		res = s.exec.Call(ctx, name, args)
 	}
-	endCallSpan(span, res, r.observe(ctx, res))
+	endCallSpan(span, res, r.observe(ctx, res, why...))
 	return res
 }
 
+// toolNamed is the bundle tool called name, nil when there is none (or no
+// bundle).
+func (s *snapshot) toolNamed(name string) *bundle.Tool {
+	if s == nil {
+		return nil
+	}
+	return s.tools[name]
+}
+
 // refusal returns the error for a tool the runtime must not call now for
-// principal p: no bundle, not in the bundle, bundle expired, or a
-// DESTRUCTIVE/PRIVILEGED tool while the bundle is stale (R11). It is the
-// one decision behind tools/list (filterList, reconcile) and tools/call. The class is TOOL_NOT_EXPOSED —
-// nothing was sent — with a message saying which rule applied.
+// principal p: no bundle, not in the bundle, outside the tool's groups
+// (R15), withheld, bundle expired, or a DESTRUCTIVE/PRIVILEGED tool while
+// the bundle is stale (R11). It is the one decision behind tools/list
+// (filterList) and tools/call. The class is TOOL_NOT_EXPOSED — nothing was
+// sent — with a message saying which rule applied.
+//
+// A principal outside a tool's groups gets exactly the answer of a tool
+// that is not in the bundle, and gets it before any other rule: the tool
+// is hidden from its list, so a call by name must not confirm that the
+// tool exists, nor which groups or what state it has. Operators see the
+// real reason in the console's policy and in the runtime's log line
+// (refused_by=groups).
 func (r *Runtime) refusal(s *snapshot, name string, p principal.Principal, now time.Time) *executor.Error {
 	if s == nil {
 		return notExposed("no verified bundle yet: the runtime has not received one from the console",
 			"Wait for the runtime to fetch a bundle, then list the tools again.")
 	}
 	t, ok := s.tools[name]
-	if !ok {
-		return notExposed(fmt.Sprintf("tool %q is not in bundle v%d", name, s.bundle.Version),
-			"List the tools again and use one of those.")
+	if !ok || !allowedFor(t, p) {
+		return notInBundle(s, name)
 	}
+	return r.exposure(s, t, now)
+}
+
+// allowedFor reports whether p may call t by its groups (R15): a tool
+// without groups is open to every caller the endpoint admits; a tool with
+// groups only to a principal in one of them, so never to the anonymous
+// principal of an unauthenticated endpoint.
+func allowedFor(t *bundle.Tool, p principal.Principal) bool {
+	return len(t.Policy.Groups) == 0 || p.InAny(t.Policy.Groups)
+}
+
+func notInBundle(s *snapshot, name string) *executor.Error {
+	return notExposed(fmt.Sprintf("tool %q is not in bundle v%d", name, s.bundle.Version),
+		"List the tools again and use one of those.")
+}
+
+// exposure is the principal-independent part of refusal for a tool of
+// the bundle in force: withheld, expired, or risky while stale.
+func (r *Runtime) exposure(s *snapshot, t *bundle.Tool, now time.Time) *executor.Error {
+	name := t.Name
 	if reason, ok := s.withheld[name]; ok {
 		return notExposed(fmt.Sprintf("tool %q of bundle v%d is withheld by this runtime because it cannot be served safely: %s",
 			name, s.bundle.Version, reason),
@@ -76,7 +119,7 @@ func notExposed(msg, instruction string) *executor.Error {
 // principal: the principal-independent part of refusal (filterList removes
 // per request what one principal may not call).
 func (r *Runtime) visible(s *snapshot, t *bundle.Tool, now time.Time) bool {
-	return r.refusal(s, t.Name, principal.Principal{Kind: principal.Anonymous}, now) == nil
+	return r.exposure(s, t, now) == nil
 }
 
 // nextBoundary is how long until the visible tool set changes by the
@@ -100,8 +143,9 @@ func (r *Runtime) nextBoundary() (time.Duration, bool) {
 	return next, ok
 }
 
-// observe logs and counts one finished call and returns its class label.
-func (r *Runtime) observe(ctx context.Context, res *executor.Result) string {
+// observe logs and counts one finished call (extra attributes go on the
+// log line) and returns its class label.
+func (r *Runtime) observe(ctx context.Context, res *executor.Result, extra ...slog.Attr) string {
 	class := ClassOK
 	if res.Err != nil {
 		class = string(res.Err.Class)
@@ -117,6 +161,7 @@ func (r *Runtime) observe(ctx context.Context, res *executor.Result) string {
 	if p := principal.FromContext(ctx); p.Authenticated() {
 		attrs = append(attrs, slog.String("principal", string(p.Kind)+":"+p.Subject))
 	}
+	attrs = append(attrs, extra...)
 	r.log.LogAttrs(ctx, level, "tool call", attrs...)
 	return class
 }

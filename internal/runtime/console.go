@@ -24,6 +24,10 @@ const (
 	// or the tools it withholds from the bundle in force), at most
 	// MaxRefusedBytes of printable ASCII; absent when there is none.
 	HeaderRefused = "X-Toolgate-Refused"
+	// HeaderBundleSchemas lists the bundle schemas the runtime reads, so
+	// the console serves a version's v1 form to a runtime that reads no
+	// v2 (bundle doc.go, "Rolling upgrade"); absent means v1 only.
+	HeaderBundleSchemas = "X-Toolgate-Bundle-Schemas"
 )
 
 // MaxRefusedBytes bounds the X-Toolgate-Refused header.
@@ -46,6 +50,7 @@ type console struct {
 	token      string
 	name, id   string
 	httpClient *http.Client
+	schemas    string // HeaderBundleSchemas; "" sends none
 }
 
 // fetched is the answer to one bundle fetch.
@@ -69,6 +74,9 @@ func (c *console) bundleRequest(ctx context.Context, running int64, refused stri
 	req.Header.Set(HeaderBundleVersion, strconv.FormatInt(running, 10))
 	if refused != "" {
 		req.Header.Set(HeaderRefused, refused)
+	}
+	if c.schemas != "" {
+		req.Header.Set(HeaderBundleSchemas, c.schemas)
 	}
 	return req, nil
 }

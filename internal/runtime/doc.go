@@ -76,6 +76,22 @@
 //
 // # Staleness
 //
+// # Principals, groups and conditions (R15)
+//
+// Every MCP request has a principal (internal/principal; the anonymous one
+// on an endpoint that authenticates nobody). One decision, refusal, says
+// what a principal may call, and tools/list shows exactly that (the
+// receiving middleware filterList): a tool whose policy names groups is
+// callable only by a principal in one of them, never by the anonymous
+// principal. A principal outside a tool's groups gets the answer of a tool
+// that is not in the bundle, word for word, before any other rule, so a
+// call by name reveals neither the tool nor its state (the log line says
+// refused_by=groups for the operator). The tool's argument
+// conditions (internal/condition) are evaluated by the executor for the
+// principal of the call's context after the arguments are validated and
+// before any request is sent; a refusal is POLICY_DENIED with the rule's
+// own message and may_have_applied false.
+//
 // The bundle's age is the time since the console last confirmed it (an
 // accepted 200 or a 304; from a registry, the issue time of the newest
 // timestamp naming it). Past MaxStaleness, or while a registry serves an

@@ -81,6 +81,12 @@ type Options struct {
 	Rand func() float64
 	// Version is the toolgate version reported to MCP clients.
 	Version string
+	// BundleSchemas are the bundle schemas this runtime reads and says it
+	// reads when it fetches (HeaderBundleSchemas); nil is every schema
+	// this release reads (bundle.KnownSchemas). Tests set
+	// []string{bundle.SchemaV1} to run a runtime as one from before
+	// toolgate.bundle/v2: it sends no header and refuses v2 bundles.
+	BundleSchemas []string
 	// AllowedOrigins are browser origins (http(s)://host[:port]) allowed
 	// to use the streamable HTTP endpoint besides loopback ones; requests
 	// without Origin are always allowed, any other Origin gets 403.
@@ -188,6 +194,9 @@ func (o Options) validate() error {
 		errs = append(errs, errors.New("no data directory"))
 	}
 	if _, err := normalizeOrigins(o.AllowedOrigins); err != nil {
+		errs = append(errs, err)
+	}
+	if err := validateSchemas(o.BundleSchemas); err != nil {
 		errs = append(errs, err)
 	}
 	if o.PollInterval < 0 || o.MaxStaleness < 0 || o.PollJitter < 0 || o.PollJitter >= 1 {

@@ -104,7 +104,8 @@ func (o Options) validateSource() []error {
 func (r *Runtime) setSource() error {
 	o := r.opts
 	if o.ConsoleURL != "" {
-		r.console = &console{base: trimBase(o.ConsoleURL), token: o.Token, name: o.Name, id: r.instanceID, httpClient: o.HTTPClient}
+		r.console = &console{base: trimBase(o.ConsoleURL), token: o.Token, name: o.Name, id: r.instanceID, httpClient: o.HTTPClient,
+			schemas: schemasHeader(o.BundleSchemas)}
 	}
 	if o.BundleSource == "" {
 		r.source = r.console

@@ -125,7 +125,7 @@ func (r *Runtime) loadPersisted() error {
 		return nil
 	}
 	now := r.opts.Now()
-	b, _, err := bundle.Verify(signed, *keys, bundle.VerifyOptions{Now: now, Memo: &r.memo})
+	b, _, err := bundle.Verify(signed, *keys, bundle.VerifyOptions{Now: now, Memo: &r.memo, Schemas: r.opts.BundleSchemas})
 	if err != nil {
 		r.log.Warn("persisted bundle refused; starting without a bundle", "err", err)
 		return nil
@@ -210,7 +210,12 @@ func (r *Runtime) accept(signed []byte, etag string, keys bundle.KeySet, cur *sn
 	if cur != nil {
 		last = cur.bundle.Version
 	}
-	b, _, err := bundle.Verify(signed, keys, bundle.VerifyOptions{Now: now, LastVersion: last, Memo: &r.memo})
+	b, _, err := bundle.Verify(signed, keys, bundle.VerifyOptions{Now: now, LastVersion: r.lastVersion(cur), Memo: &r.memo,
+		Schemas: r.opts.BundleSchemas})
+	if err == nil && !acceptableForm(b, cur) {
+		err = fmt.Errorf("verify bundle: %w: version %d again, not its %s form replacing the %s one in force",
+			bundle.ErrStaleVersion, b.Version, bundle.SchemaV2, bundle.SchemaV1)
+	}
 	if err != nil {
 		r.metrics.refused(err)
 		r.log.Warn("bundle refused; keeping the last good one", "err", err, "running", last)

@@ -127,7 +127,7 @@ func toolList(t *testing.T, r *Runtime) string {
 	return string(out)
 }
 
-// TestRuntimeRefusesAnUnknownMajorAndKeepsLastGood: a toolgate.bundle/v2
+// TestRuntimeRefusesAnUnknownMajorAndKeepsLastGood: a toolgate.bundle/v3
 // bundle is refused with an error naming both schemas, counted under its
 // own reason, reported to the console, and the v1 bundle in force keeps
 // serving.
@@ -140,14 +140,14 @@ func TestRuntimeRefusesAnUnknownMajorAndKeepsLastGood(t *testing.T) {
 	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL})
 	mustSync(t, r)
 	con.publish(editSigned(t, signBundle(t, k, 6, clk.Now(), 0, up.URL, getOrderTool()), k, func(doc map[string]any) {
-		doc["schema"] = "toolgate.bundle/v2"
+		doc["schema"] = "toolgate.bundle/v3"
 	}))
 	err := r.Sync(context.Background())
 	if !errors.Is(err, bundle.ErrUnknownSchema) {
 		t.Fatalf("Sync = %v, want %v", err, bundle.ErrUnknownSchema)
 	}
 	for _, text := range []string{err.Error(), r.refusalReport()} {
-		if !strings.Contains(text, `"toolgate.bundle/v2"`) || !strings.Contains(text, "toolgate.bundle/v1") {
+		if !strings.Contains(text, `"toolgate.bundle/v3"`) || !strings.Contains(text, "toolgate.bundle/v1, toolgate.bundle/v2") {
 			t.Errorf("refusal %q does not name the schema received and the one known", text)
 		}
 	}

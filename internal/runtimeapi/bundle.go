@@ -44,7 +44,8 @@ func (s *Service) apiBundle(c echo.Context) error {
 		s.metrics.bundleResults.WithLabelValues(resultNone).Inc()
 		return apperr.NotFoundf("No bundle has been published yet.")
 	}
-	return s.serveBundle(c, cur.versionText, cur.etag, cur.signed)
+	form := cur.formFor(c.Request().Header.Get(headerBundleSchemas))
+	return s.serveBundle(c, form.versionText, form.etag, form.signed)
 }
 
 // apiBundleVersion is GET /api/v1/bundles/{version}: any published version.
@@ -61,7 +62,8 @@ func (s *Service) apiBundleVersion(c echo.Context) error {
 	if cur, err := s.state.current(ctx); err != nil {
 		return err
 	} else if cur.version == v {
-		return s.serveBundle(c, cur.versionText, cur.etag, cur.signed)
+		form := cur.formFor(c.Request().Header.Get(headerBundleSchemas))
+		return s.serveBundle(c, form.versionText, form.etag, form.signed)
 	}
 	rec, err := s.cache.get(ctx, s.db, v)
 	if err != nil {
@@ -70,7 +72,8 @@ func (s *Service) apiBundleVersion(c echo.Context) error {
 		}
 		return err
 	}
-	return s.serveBundle(c, strconv.FormatInt(v, 10), rec.ETag, []byte(rec.Signed))
+	etag, signed := recordForm(rec, c.Request().Header.Get(headerBundleSchemas))
+	return s.serveBundle(c, strconv.FormatInt(v, 10), etag, signed)
 }
 
 // serveBundle answers 304 when If-None-Match names etag, else the JWS.
@@ -78,6 +81,7 @@ func (s *Service) serveBundle(c echo.Context, version, etag string, signed []byt
 	h := c.Response().Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", apiCacheControl)
+	h.Set("Vary", varyBundle)
 	if etagMatches(c.Request().Header.Get("If-None-Match"), etag) {
 		s.metrics.notModified.Inc()
 		return c.NoContent(http.StatusNotModified)

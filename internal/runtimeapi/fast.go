@@ -65,13 +65,18 @@ func (s *Service) notModifiedFast(w http.ResponseWriter, r *http.Request) bool {
 	}
 	ctx := r.Context()
 	cur, tokenID, ok := s.fastBundle(ctx, headerValue(r.Header, "Authorization"))
-	if !ok || !cur.notModified(inm) {
+	if !ok {
 		return false
 	}
-	s.fleet.record(tokenID, reportOf(r))
+	rep := reportOf(r)
+	if cur = cur.formFor(rep.schemas); !cur.notModified(inm) {
+		return false
+	}
+	s.fleet.record(tokenID, rep)
 	h := w.Header()
 	h["Etag"] = cur.etagHeader
 	h["Cache-Control"] = fastCacheControl
+	h["Vary"] = fastVary
 	h["X-Content-Type-Options"] = fastNoSniff
 	h["Content-Security-Policy"] = fastCSP
 	w.WriteHeader(http.StatusNotModified)

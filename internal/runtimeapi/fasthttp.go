@@ -59,9 +59,11 @@ func (s *Service) bundleFastHTTP(ctx *fasthttp.RequestCtx) bool {
 	}
 	in.report.remoteIP, _ = netip.AddrFromSlice(ctx.RemoteIP())
 	s.fleet.record(tokenID, in.report)
+	cur = cur.formFor(in.report.schemas)
 	h := &ctx.Response.Header
 	h.SetCanonical(keyETag, cur.etagBytes)
 	h.SetCanonical(keyCacheControl, valCacheControl)
+	h.SetCanonical(keyVary, valVary)
 	h.SetCanonical(keyNoSniff, valNoSniff)
 	h.SetCanonical(keyCSP, valCSP)
 	status, level := http.StatusNotModified, slog.LevelDebug
@@ -91,6 +93,8 @@ var (
 	keyNoSniff       = []byte("X-Content-Type-Options")
 	keyCSP           = []byte("Content-Security-Policy")
 	keyBundleVersion = []byte(headerBundleVersion)
+	keyVary          = []byte("Vary")
+	valVary          = []byte(varyBundle)
 	valCacheControl  = []byte(apiCacheControl)
 	valNoSniff       = []byte("nosniff")
 	valCSP           = []byte(apiCSP)
@@ -124,6 +128,8 @@ func readFetchHeaders(h *fasthttp.RequestHeader) fetchHeaders {
 			dst = &f.report.version
 		case headerRefused:
 			dst = &f.report.refused
+		case headerBundleSchemas:
+			dst = &f.report.schemas
 		default:
 			continue
 		}

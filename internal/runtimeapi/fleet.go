@@ -87,6 +87,7 @@ func newFleetRecorder(db *store.DB, log *slog.Logger, m *apiMetrics) *fleetRecor
 // served, so record copies whatever it keeps.
 type fetchReport struct {
 	instance, name, version, refused string
+	schemas                          string     // headerBundleSchemas
 	remote                           string     // host only, from net/http
 	remoteIP                         netip.Addr // from fasthttp, made text only when written
 }
@@ -99,7 +100,8 @@ func reportOf(r *http.Request) fetchReport {
 		remote = r.RemoteAddr
 	}
 	return fetchReport{instance: headerValue(h, headerInstanceID), name: headerValue(h, headerRuntimeName),
-		version: headerValue(h, headerBundleVersion), refused: headerValue(h, headerRefused), remote: remote}
+		version: headerValue(h, headerBundleVersion), refused: headerValue(h, headerRefused),
+		schemas: headerValue(h, headerBundleSchemas), remote: remote}
 }
 
 // record notes a fetch by token, in memory. An unchanged report of a
@@ -109,7 +111,8 @@ func reportOf(r *http.Request) fetchReport {
 // address within fleetWriteEvery, like any instance still polling.
 func (f *fleetRecorder) record(tokenID int64, rep fetchReport) {
 	fetch := store.RuntimeFetch{TokenID: tokenID, InstanceID: cleanHeader(rep.instance, 128),
-		Name: cleanHeader(rep.name, 128), Refused: cleanHeader(rep.refused, maxRefusedBytes)}
+		Name: cleanHeader(rep.name, 128), Refused: cleanHeader(rep.refused, maxRefusedBytes),
+		Schemas: cleanHeader(rep.schemas, 128)}
 	fetch.Version = reportedVersion(rep.version)
 	key := fleetKey{token: tokenID, instance: fetch.InstanceID}
 	now := f.now()
@@ -127,6 +130,7 @@ func (f *fleetRecorder) record(tokenID int64, rep fetchReport) {
 	fetch.At = now
 	fetch.InstanceID, fetch.Name = strings.Clone(fetch.InstanceID), strings.Clone(fetch.Name)
 	fetch.RemoteAddr, fetch.Refused = strings.Clone(rep.remote), strings.Clone(fetch.Refused)
+	fetch.Schemas = strings.Clone(fetch.Schemas)
 	if fetch.RemoteAddr == "" && rep.remoteIP.IsValid() {
 		fetch.RemoteAddr = rep.remoteIP.Unmap().String()
 	}

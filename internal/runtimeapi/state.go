@@ -49,6 +49,9 @@ type servedBundle struct {
 	// etag and versionText for the fasthttp listener, likewise.
 	etagHeader              []string
 	etagBytes, versionBytes []byte
+	// v1Form is the version's toolgate.bundle/v1 form when it is v2 (nil
+	// otherwise), served to runtimes that read only v1 (formFor).
+	v1Form *servedBundle
 }
 
 // tokenIndex is the active runtime tokens by the SHA-256 of their value
@@ -108,6 +111,7 @@ func (st *apiState) refreshBundle(ctx context.Context) (*servedBundle, error) {
 		b.versionText, b.etag, b.signed = strconv.FormatInt(v, 10), rec.ETag, []byte(rec.Signed)
 		b.etagHeader = []string{rec.ETag}
 		b.etagBytes, b.versionBytes = []byte(b.etag), []byte(b.versionText)
+		b.v1Form = servedV1Form(rec.Downgrade, b.versionText)
 	}
 	st.bundle.Store(b)
 	return b, nil

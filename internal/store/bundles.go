@@ -35,6 +35,9 @@ type BundleRecord struct {
 	// Withheld are the tools the publish or rollback left out (R14),
 	// filled by ListBundles and when publishing.
 	Withheld []WithheldTool
+	// Downgrade is the v1 form of a v2 version (nil for a v1 version),
+	// filled by ServedBundle and when publishing.
+	Downgrade *BundleDowngrade
 }
 
 // Bundle decodes the payload. It is trusted content (this console wrote

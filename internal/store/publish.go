@@ -159,8 +159,14 @@ func (db *DB) storePublished(ctx context.Context, tx *sqlx.Tx, req PublishReques
 	if err := insertWithheld(ctx, tx, rec); err != nil {
 		return err
 	}
+	if err := insertDowngrade(ctx, tx, rec); err != nil {
+		return err
+	}
 	after := map[string]any{"version": rec.Version, "tool_count": rec.ToolCount, "note": rec.Note,
 		"key_id": rec.KeyID, "etag": rec.ETag, "changes": p.Changes, "withheld": p.Withheld}
+	if d := rec.Downgrade; d != nil {
+		after["v1_form"] = map[string]any{"etag": d.ETag, "tool_count": d.ToolCount, "withheld": d.Withheld}
+	}
 	action := "bundle.publish"
 	if p.RollbackOf != 0 {
 		action, after["rollback_of"] = "bundle.rollback", p.RollbackOf
@@ -220,9 +226,14 @@ func signRecord(req PublishRequest, p *Preview) (*BundleRecord, error) {
 	if err != nil {
 		return nil, err
 	}
+	downgrade, err := signDowngrade(b, req.Key)
+	if err != nil {
+		return nil, err
+	}
 	return &BundleRecord{Version: b.Version, Payload: payload, Signed: string(signed), ETag: BundleETag(signed),
 		KeyID: req.Key.KeyID, ToolCount: len(b.Tools), IssuedAt: b.IssuedAt, ExpiresAt: b.ExpiresAt,
-		PublishedBy: req.Actor, Note: strings.TrimSpace(req.Note), RollbackOf: p.RollbackOf, Withheld: p.Withheld}, nil
+		PublishedBy: req.Actor, Note: strings.TrimSpace(req.Note), RollbackOf: p.RollbackOf, Withheld: p.Withheld,
+		Downgrade: downgrade}, nil
 }
 
 func subjectBundle(v int64) string { return fmt.Sprintf("bundle:%d", v) }

@@ -19,6 +19,9 @@ type RuntimeFetch struct {
 	// Refused is the runtime's last refusal reason (X-Toolgate-Refused), ""
 	// when it has none.
 	Refused string
+	// Schemas are the bundle schemas it said it reads
+	// (X-Toolgate-Bundle-Schemas, as sent), "" when it sent none.
+	Schemas string
 	// At is when the fetch happened; zero means the store's clock.
 	At time.Time
 }
@@ -76,10 +79,10 @@ func (db *DB) RecordRuntimeFetches(ctx context.Context, fetches []RuntimeFetch, 
 // under the write lock): a new instance is inserted, a known one gets the
 // report and a later last_seen.
 var upsertInstancesSQL = batchSQL{head: `INSERT INTO runtime_instances
-		(token_id, instance_id, name, version, remote_addr, refused, first_seen, last_seen) VALUES `,
-	row: `(?, ?, ?, ?, ?, ?, ?, ?)`,
+		(token_id, instance_id, name, version, remote_addr, refused, bundle_schemas, first_seen, last_seen) VALUES `,
+	row: `(?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	tail: ` ON CONFLICT (token_id, instance_id) DO UPDATE SET name = excluded.name, version = excluded.version,
-		remote_addr = excluded.remote_addr, refused = excluded.refused,
+		remote_addr = excluded.remote_addr, refused = excluded.refused, bundle_schemas = excluded.bundle_schemas,
 		last_seen = CASE WHEN excluded.last_seen > runtime_instances.last_seen
 			THEN excluded.last_seen ELSE runtime_instances.last_seen END`}
 
@@ -119,7 +122,7 @@ func (db *DB) fetchRows(fetches []RuntimeFetch) ([][]any, map[int64]string) {
 	for _, k := range order {
 		i := latest[k]
 		f := fetches[i]
-		rows = append(rows, []any{f.TokenID, f.InstanceID, f.Name, f.Version, f.RemoteAddr, f.Refused, times[i], times[i]})
+		rows = append(rows, []any{f.TokenID, f.InstanceID, f.Name, f.Version, f.RemoteAddr, f.Refused, f.Schemas, times[i], times[i]})
 	}
 	return rows, tokens
 }
@@ -152,8 +155,11 @@ type RuntimeInstance struct {
 	Version    int64
 	RemoteAddr string
 	Refused    string // last refusal reason it reported; "" when none
-	FirstSeen  time.Time
-	LastSeen   time.Time
+	// Schemas are the bundle schemas it said it reads, "" when it sent
+	// none (a runtime from before toolgate.bundle/v2: it reads v1).
+	Schemas   string
+	FirstSeen time.Time
+	LastSeen  time.Time
 }
 
 // ListRuntimeInstances returns every instance, most recently seen first.
@@ -178,11 +184,12 @@ func (db *DB) RuntimeInstancesPage(ctx context.Context, limit, offset int) ([]*R
 			Version    int64  `db:"version"`
 			RemoteAddr string `db:"remote_addr"`
 			Refused    string `db:"refused"`
+			Schemas    string `db:"bundle_schemas"`
 			FirstSeen  string `db:"first_seen"`
 			LastSeen   string `db:"last_seen"`
 		}
 		if err := tx.SelectContext(ctx, &rows, `SELECT i.instance_id, i.name, t.name AS token_name, i.version,
-				i.remote_addr, i.refused, i.first_seen, i.last_seen
+				i.remote_addr, i.refused, i.bundle_schemas, i.first_seen, i.last_seen
 			FROM runtime_instances i JOIN runtime_tokens t ON t.id = i.token_id
 			ORDER BY i.last_seen DESC, i.name, i.instance_id, t.name
 			LIMIT ? OFFSET ?`, sqlLimit(limit), max(offset, 0)); err != nil {
@@ -198,7 +205,7 @@ func (db *DB) RuntimeInstancesPage(ctx context.Context, limit, offset int) ([]*R
 				return err
 			}
 			out = append(out, &RuntimeInstance{InstanceID: r.InstanceID, Name: r.Name, TokenName: r.TokenName,
-				Version: r.Version, RemoteAddr: r.RemoteAddr, Refused: r.Refused, FirstSeen: first, LastSeen: last})
+				Version: r.Version, RemoteAddr: r.RemoteAddr, Refused: r.Refused, Schemas: r.Schemas, FirstSeen: first, LastSeen: last})
 		}
 		return nil
 	})

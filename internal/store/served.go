@@ -47,9 +47,10 @@ func (db *DB) LatestBundleVersion(ctx context.Context) (int64, error) {
 	return v, err
 }
 
-// ServedBundle is one version as the bundle API serves it: the summary and
-// the signed JWS, without the payload column (the canonical JSON again,
-// which only the console's own diffs need).
+// ServedBundle is one version as the bundle API serves it: the summary,
+// the signed JWS and, for a v2 version, its v1 form (Downgrade), without
+// the payload column (the canonical JSON again, which only the console's
+// own diffs need).
 func (db *DB) ServedBundle(ctx context.Context, version int64) (*BundleRecord, error) {
 	var rec *BundleRecord
 	err := db.readTx(ctx, "served bundle", func(tx *sqlx.Tx) error {
@@ -59,7 +60,10 @@ func (db *DB) ServedBundle(ctx context.Context, version int64) (*BundleRecord, e
 			return notFound(err, fmt.Sprintf("Bundle version %d", version))
 		}
 		var err error
-		rec, err = row.record()
+		if rec, err = row.record(); err != nil {
+			return err
+		}
+		rec.Downgrade, err = downgradeOf(ctx, tx, version)
 		return err
 	})
 	return rec, err
