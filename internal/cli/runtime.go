@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/agentauth"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/oci"
@@ -33,7 +34,7 @@ type runtimeCmd struct {
 
 	Stdio          bool          `name:"stdio" help:"Serve MCP on stdin/stdout (for clients that start the runtime, e.g. Claude Desktop) instead of HTTP."`
 	StdioDrain     time.Duration `name:"stdio-drain" default:"30s" help:"With --stdio: once stdin ends, how long to keep answering the requests already read before exiting."`
-	MCPAddr        string        `name:"mcp-addr" default:"127.0.0.1:8765" help:"Loopback address of the streamable HTTP MCP endpoint (path /mcp)."`
+	MCPAddr        string        `name:"mcp-addr" default:"127.0.0.1:8765" help:"Address of the streamable HTTP MCP endpoint (path /mcp): loopback, or beyond it with --auth-issuer or --agent-tokens and --tls-cert/--tls-key."`
 	AllowedOrigins []string      `name:"mcp-allowed-origin" placeholder:"ORIGIN" help:"Browser origin (http(s)://host[:port]) allowed to use the MCP endpoint besides loopback ones; repeat or separate with commas. Requests with any other Origin get 403."`
 	MetricsAddr    string        `name:"metrics-addr" default:"127.0.0.1:9464" help:"Loopback address of the Prometheus metrics (path /metrics); empty turns them off."`
 
@@ -44,6 +45,8 @@ type runtimeCmd struct {
 	Credentials              string `name:"credentials" env:"TOOLGATE_CREDENTIALS_FILE" placeholder:"FILE" help:"Credentials file per source (see README). Or put the same JSON in TOOLGATE_CREDENTIALS."`
 	AllowInsecureCredentials bool   `name:"allow-insecure-credentials" help:"Send credentials to http:// origins too. Local development only."`
 	LogLevel                 string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"Log level (logs go to stderr)."`
+
+	runtimeAuthFlags `embed:""`
 }
 
 // Help is shown under `toolgate runtime --help`.
@@ -63,6 +66,10 @@ serve makes it stale at once.`
 func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: runtimeLogLevel(c.LogLevel)}))
 	opts, err := c.options(env, logger)
+	if err != nil {
+		return Exit(2, fmt.Errorf("runtime: %w", err))
+	}
+	ep, err := c.endpoint(logger)
 	if err != nil {
 		return Exit(2, fmt.Errorf("runtime: %w", err))
 	}
@@ -97,12 +104,26 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		return rt.ServeStdio(ctx, env.Stdin, env.Stdout, c.StdioDrain)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", rt.MCPHandler())
-	fmt.Fprintf(env.Stdout, "toolgate runtime %s %s\nMCP endpoint: http://%s/mcp\n", rt.InstanceID(), servingLine(rt.Status()), mcpLn.Addr())
+	fmt.Fprintf(env.Stdout, "toolgate runtime %s %s\nMCP endpoint: %s://%s/mcp\n", rt.InstanceID(), servingLine(rt.Status()),
+		c.scheme(), mcpLn.Addr())
+	if ep == nil {
+		mux.Handle("/mcp", rt.MCPHandler())
+	} else {
+		ep.Handle(mux, "/mcp", rt.MCPHandler())
+		fmt.Fprintf(env.Stdout, "Agents authenticate: resource %s\n", authLine(ep))
+	}
 	if metricsLn != nil {
 		fmt.Fprintf(env.Stdout, "Metrics: http://%s/metrics\n", metricsLn.Addr())
 	}
 	return serveRuntimeHTTP(ctx, logger, "mcp", mcpLn, mux)
+}
+
+// authLine names the resource and its metadata as the runtime starts.
+func authLine(ep *agentauth.Endpoint) string {
+	if ep.Resource() == "" {
+		return "(agent-token file; no resource URI)"
+	}
+	return ep.Resource() + ", metadata " + ep.MetadataURL()
 }
 
 // servingLine says what the runtime serves as it starts: a bundle, or
@@ -123,7 +144,7 @@ func (c *runtimeCmd) listen(logger *slog.Logger) (mcpLn, metricsLn net.Listener,
 		}
 	}
 	if !c.Stdio {
-		if mcpLn, err = listenRuntimeLoopback(logger, "--mcp-addr", c.MCPAddr); err != nil {
+		if mcpLn, err = c.listenMCP(logger, c.MCPAddr); err != nil {
 			closeListeners(metricsLn)
 			return nil, nil, err
 		}
@@ -175,6 +196,12 @@ func (c *runtimeCmd) options(env *Env, logger *slog.Logger) (runtime.Options, er
 		TrustOnFirstUse: c.TrustOnFirstUse, PollInterval: c.PollInterval, PollJitter: c.PollJitter,
 		MaxStaleness: c.MaxStaleness, Logger: logger, Version: version(), AllowedOrigins: c.AllowedOrigins,
 		Executor: executor.Options{AllowInsecureCredentials: c.AllowInsecureCredentials}}
+	if err := c.check(c.Stdio); err != nil {
+		return opts, err
+	}
+	if c.Stdio {
+		opts.StdioPrincipal = c.stdioPrincipal(env.Getenv)
+	}
 	if opts.Name == "" {
 		opts.Name, _ = os.Hostname()
 	}
