@@ -14,7 +14,10 @@
 //     "client_id" (or "azp"), its groups the configured claim (a list of
 //     strings or one space-separated string, as the console's SSO reads
 //     it), its scopes "scope" (space-separated) or "scp" (a list).
-//     Verified tokens are cached, keyed by the SHA-256 of the token, until
+//     A token naming a key id the runtime has not cached makes go-oidc
+//     fetch the JWKS again; within 10 s of a fetch the last answer is
+//     replayed instead, so forged tokens cannot turn the runtime into a
+//     flood of requests at the provider. Verified tokens are cached, keyed by the SHA-256 of the token, until
 //     min(exp, CacheTTL), so a session's calls do not verify a signature
 //     each.
 //   - Agent tokens of a file (TokenFile): for small installs without a

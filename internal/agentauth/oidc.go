@@ -102,7 +102,7 @@ func (o *OIDC) discover(ctx context.Context) (*oidc.IDTokenVerifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery at %s: %w", o.s.Issuer, err)
 	}
-	keyCtx := oidc.ClientContext(context.Background(), o.s.HTTPClient)
+	keyCtx := oidc.ClientContext(context.Background(), keysClient(o.s.HTTPClient, o.s.Now))
 	// go-oidc checks exp strictly against Now: shifting Now back by the
 	// skew is the tolerance. Its own nbf leeway (5 min) is wider than ours,
 	// so claimsPrincipal checks nbf again.

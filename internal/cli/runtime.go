@@ -53,7 +53,11 @@ type runtimeCmd struct {
 func (c *runtimeCmd) Help() string {
 	return `The runtime token is read from --token-file or TOOLGATE_RUNTIME_TOKEN, never from the command line.
 Credentials: {"sources":{"SOURCE":{"bearer":"env:VAR"}}}; values "env:NAME" are read from the environment.
-Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms; never bodies or secrets.
+Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms, and the principal (who
+called, with groups) when agents authenticate; never bodies or secrets.
+Agents authenticate with --auth-issuer/--auth-audience (JWT access tokens of an OpenID provider) or
+--agent-tokens FILE ('toolgate agent-token add'); the endpoint may then listen beyond loopback, over TLS only
+(--tls-cert/--tls-key). Over --stdio the caller is --stdio-principal (default: the OS user).
 From an OCI registry: --bundle-source oci://HOST[:PORT]/REPO --key keys.json pulls the 'latest' tag and verifies
 it exactly as a bundle from the console; add --console and a token to keep reporting to the fleet view. Only the
 console's signed timestamp beside the bundle confirms it is the newest: without one (a console that pushes none)

@@ -31,6 +31,7 @@ const wantMetadataURL = "https://runtime.example/.well-known/oauth-protected-res
 // over streamable HTTP behind an agentauth.Endpoint.
 type authFixture struct {
 	url      string // the /mcp endpoint
+	rt       *Runtime
 	logs     *syncbuf.Buffer
 	mu       sync.Mutex
 	upstream []http.Header // headers of every upstream request
@@ -68,7 +69,7 @@ func newAuthFixture(t *testing.T, cfg agentauth.Config) *authFixture {
 	ep.Handle(mux, "/mcp", r.MCPHandler())
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	f.url = srv.URL + "/mcp"
+	f.url, f.rt = srv.URL+"/mcp", r
 	return f
 }
 
@@ -235,6 +236,11 @@ func TestAuthenticatedEndpointServesPrincipal(t *testing.T) {
 	}
 	if got := hs[0].Get("Authorization"); got != "Bearer "+sampleapi.DefaultToken {
 		t.Errorf("upstream Authorization = %q, want the source's credential", got)
+	}
+	rec := httptest.NewRecorder()
+	f.rt.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if m := rec.Body.String(); !strings.Contains(m, `toolgate_runtime_calls_total{class="OK",tool="getOrder"} 1`) || strings.Contains(m, "agent-good") {
+		t.Errorf("metrics should count the call by tool and never name the subject:\n%s", m)
 	}
 }
 
