@@ -276,15 +276,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 // TestAgentTokenFileEndpoint: a token of the file gets in as its entry's
 // name and groups; an unknown one is 401.
 func TestAgentTokenFileEndpoint(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "agents.jsonl")
-	token, err := agentauth.AddToken(file, "ci-bot", []string{"deploy"}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tf, err := agentauth.OpenTokenFile(file, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	token, tf := tokenFileWith(t, "ci-bot", "deploy")
 	f := newAuthFixture(t, agentauth.Config{Tokens: tf})
 	if resp := initialize(t, f.url, agentauth.TokenPrefix+"unknownunknownunknownunknownunknownunknown0"); resp.StatusCode != http.StatusUnauthorized ||
 		resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
@@ -321,6 +313,22 @@ func TestStdioPrincipal(t *testing.T) {
 	if line := callLogLine(t, logs.String()); line["principal"] != "local:alice" || !slices.Equal(toStrings(line["groups"]), []string{"ops"}) {
 		t.Errorf("call log line = %v, want principal local:alice in group ops", line)
 	}
+}
+
+// tokenFileWith is an agent-token file holding one token for name and
+// groups, and that token.
+func tokenFileWith(tb testing.TB, name string, groups ...string) (string, *agentauth.TokenFile) {
+	tb.Helper()
+	file := filepath.Join(tb.TempDir(), "agents.jsonl")
+	token, err := agentauth.AddToken(file, name, groups, time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tf, err := agentauth.OpenTokenFile(file, nil, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return token, tf
 }
 
 // callLogLine is the one "tool call" line of JSON logs.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -44,15 +43,7 @@ func BenchmarkMCPToolCallAuthenticated(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	file := filepath.Join(b.TempDir(), "agents.jsonl")
-	tok, err := agentauth.AddToken(file, "bench-agent", []string{"ops"}, time.Now())
-	if err != nil {
-		b.Fatal(err)
-	}
-	tf, err := agentauth.OpenTokenFile(file, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	tok, tf := tokenFileWith(b, "bench-agent", "ops")
 	modes := []struct {
 		name, token string
 		cfg         agentauth.Config
