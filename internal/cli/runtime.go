@@ -107,6 +107,13 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		// answers everything it read before returning.
 		return rt.ServeStdio(ctx, env.Stdin, env.Stdout, c.StdioDrain)
 	}
+	return c.serveMCP(ctx, env, logger, rt, ep, mcpLn, metricsLn)
+}
+
+// serveMCP serves the streamable HTTP endpoint on mcpLn (behind ep when
+// agents authenticate) until ctx ends, after printing where it is.
+func (c *runtimeCmd) serveMCP(ctx context.Context, env *Env, logger *slog.Logger, rt *runtime.Runtime,
+	ep *agentauth.Endpoint, mcpLn, metricsLn net.Listener) error {
 	mux := http.NewServeMux()
 	fmt.Fprintf(env.Stdout, "toolgate runtime %s %s\nMCP endpoint: %s://%s/mcp\n", rt.InstanceID(), servingLine(rt.Status()),
 		c.scheme(), mcpLn.Addr())
@@ -120,14 +127,6 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		fmt.Fprintf(env.Stdout, "Metrics: http://%s/metrics\n", metricsLn.Addr())
 	}
 	return serveRuntimeHTTP(ctx, logger, "mcp", mcpLn, mux)
-}
-
-// authLine names the resource and its metadata as the runtime starts.
-func authLine(ep *agentauth.Endpoint) string {
-	if ep.Resource() == "" {
-		return "(agent-token file; no resource URI)"
-	}
-	return ep.Resource() + ", metadata " + ep.MetadataURL()
 }
 
 // servingLine says what the runtime serves as it starts: a bundle, or

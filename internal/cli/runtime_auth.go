@@ -109,6 +109,14 @@ func (f *runtimeAuthFlags) listenMCP(logger *slog.Logger, addr string) (net.List
 	return ln, nil
 }
 
+// authLine names the resource and its metadata as the runtime starts.
+func authLine(ep *agentauth.Endpoint) string {
+	if ep.Resource() == "" {
+		return "(agent-token file; no resource URI)"
+	}
+	return ep.Resource() + ", metadata " + ep.MetadataURL()
+}
+
 // scheme is the MCP endpoint's URL scheme.
 func (f *runtimeAuthFlags) scheme() string {
 	if f.TLSCert != "" {
