@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgate/toolgate/internal/oidctest"
 	"github.com/toolgate/toolgate/internal/syncbuf"
 )
 
@@ -170,22 +172,109 @@ func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string, pool *x
 	return certFile, keyFile, pool
 }
 
+// stdioCall is a piped stdio session making one tools/call.
+const stdioCall = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"getOrder","arguments":{"order_id":"ord_0001"}}}
+`
+
 // TestRuntimeStdioPrincipalFlag: over stdio the call log line names the
 // local user of --stdio-principal and --stdio-groups.
 func TestRuntimeStdioPrincipalFlag(t *testing.T) {
 	f := newRuntimeFixture(t)
 	var stdout, stderr syncbuf.Buffer
-	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
-{"jsonrpc":"2.0","method":"notifications/initialized"}
-{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"getOrder","arguments":{"order_id":"ord_0001"}}}
-`
 	err := Run(t.Context(), []string{"runtime", "--stdio", "--console", f.console.URL, "--token-file", f.tokenFile,
 		"--data-dir", filepath.Join(f.dir, "data"), "--key", f.keyFile, "--allow-insecure-credentials", "--metrics-addr", "",
-		"--stdio-principal", "alice", "--stdio-groups", "ops,billing"}, f.env(nil), strings.NewReader(in), &stdout, &stderr)
+		"--stdio-principal", "alice", "--stdio-groups", "ops,billing"}, f.env(nil), strings.NewReader(stdioCall), &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("runtime --stdio: %v; stderr %q", err, stderr.String())
 	}
 	if logs := stderr.String(); !strings.Contains(logs, `principal=local:alice groups="[billing ops]"`) {
 		t.Errorf("no call log line naming local:alice in billing, ops; stderr %q", logs)
+	}
+}
+
+// TestRuntimeAuthIssuerFlags: --auth-issuer, --auth-audience and
+// --auth-scope put the provider's tokens in front of the endpoint: the
+// start says where the metadata is, a token without the scope is 403, one
+// with it calls a tool as its subject.
+func TestRuntimeAuthIssuerFlags(t *testing.T) {
+	f := newRuntimeFixture(t)
+	p := oidctest.Start(t)
+	const resource = "https://mcp.example/mcp"
+	p.AddAgent(oidctest.Agent{ID: "ci-agent", Secret: "s", Audience: []string{resource}, Groups: []string{"ops"}})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr syncbuf.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, []string{"runtime", "--console", f.console.URL, "--token-file", f.tokenFile,
+			"--data-dir", filepath.Join(f.dir, "data"), "--key", f.keyFile, "--allow-insecure-credentials",
+			"--mcp-addr", "127.0.0.1:0", "--metrics-addr", "", "--auth-issuer", p.Issuer, "--auth-audience", resource},
+			f.env(map[string]string{"TOOLGATE_AUTH_SCOPES": "toolgate.tools"}), strings.NewReader(""), &stdout, &stderr)
+	}()
+	var endpoint string
+	for deadline := time.Now().Add(10 * time.Second); endpoint == ""; time.Sleep(10 * time.Millisecond) {
+		if m := mcpEndpointRE.FindStringSubmatch(stdout.String()); m != nil && strings.Contains(stdout.String(), "Agents authenticate") {
+			endpoint = m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no endpoint lines; stdout %q stderr %q", stdout.String(), stderr.String())
+		}
+	}
+	if want := "Agents authenticate: resource " + resource + ", metadata https://mcp.example/.well-known/oauth-protected-resource/mcp"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout %q, want %q", stdout.String(), want)
+	}
+	tokenWith := func(scopes ...string) string {
+		tok, err := p.AgentToken(ctx, "ci-agent", "s", scopes...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	dial := func(token string) (*mcp.ClientSession, error) {
+		c := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			r = r.Clone(r.Context())
+			r.Header.Set("Authorization", "Bearer "+token)
+			return http.DefaultTransport.RoundTrip(r)
+		})}
+		return mcp.NewClient(&mcp.Implementation{Name: "oidc-agent", Version: "1"}, nil).Connect(ctx,
+			&mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: c}, nil)
+	}
+	if _, err := dial(tokenWith("openid")); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+		t.Errorf("a token without the scope connected (or failed otherwise): %v", err)
+	}
+	cs, err := dial(tokenWith("toolgate.tools"))
+	if err != nil {
+		t.Fatalf("connect with the scope: %v; stderr %q", err, stderr.String())
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "getOrder", Arguments: map[string]any{"order_id": "ord_0001"}}); err != nil || res.IsError {
+		t.Fatalf("tools/call = %v %+v", err, res)
+	}
+	cs.Close()
+	cancel()
+	<-done
+	if logs := stderr.String(); !strings.Contains(logs, `principal=oidc:ci-agent groups=[ops]`) {
+		t.Errorf("no call log line naming oidc:ci-agent in ops; stderr %q", logs)
+	}
+}
+
+// TestRuntimeStdioPrincipalDefault: without --stdio-principal the local
+// user is the OS user.
+func TestRuntimeStdioPrincipalDefault(t *testing.T) {
+	u, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newRuntimeFixture(t)
+	var stdout, stderr syncbuf.Buffer
+	err = Run(t.Context(), []string{"runtime", "--stdio", "--console", f.console.URL, "--token-file", f.tokenFile,
+		"--data-dir", filepath.Join(f.dir, "data"), "--key", f.keyFile, "--allow-insecure-credentials", "--metrics-addr", ""},
+		f.env(nil), strings.NewReader(stdioCall), &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("runtime --stdio: %v; stderr %q", err, stderr.String())
+	}
+	if logs := stderr.String(); !strings.Contains(logs, "principal=local:"+u.Username+" ") {
+		t.Errorf("no call log line naming local:%s; stderr %q", u.Username, logs)
 	}
 }
