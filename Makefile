@@ -216,7 +216,7 @@ bench-cluster: postgres ## publish/approval p50, p99, ops/s: SQLite 1 console vs
 	$(GO) test -run '^$$' -bench '^BenchmarkCluster$$' -benchtime 1x -timeout 30m ./internal/bench/cluster
 
 .PHONY: bench-runtime
-bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server (ratios)
+bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server, and with agents authenticated vs not (ratios)
 	@# Loopback only, bounded: 10 swaps per size, one RSS child pair per size
 	@# (20 swaps each), 3,000 tools/call pairs per concurrency level.
 	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeSwap$$' -benchtime 10x -timeout 20m ./internal/runtime
@@ -224,6 +224,7 @@ bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCall$$' -benchtime 3000x -timeout 10m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCallCondition$$' -benchtime 3000x -count 3 -timeout 10m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkEvaluate$$' -benchtime 20000x -count 3 ./internal/condition
+	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCallAuthenticated$$' -benchtime 2000x -timeout 15m ./internal/runtime
 
 # Publish-to-runtime latency via the OCI registry vs via the console, in one
 # run (both runtimes see every publish): OCI_POLL is both runtimes' poll

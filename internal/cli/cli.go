@@ -38,7 +38,9 @@ type commands struct {
 	Keys    keysCmd    `cmd:"" help:"Manage bundle signing keys (list, rotate, retire, export)."`
 	Token   tokenCmd   `cmd:"" help:"Create or revoke runtime tokens."`
 	Call    callCmd    `cmd:"" help:"Make one tool call through the executor and print the classified result as JSON (exit 0 ok, 1 classified error, 2 no call possible)."`
-	Runtime runtimeCmd `cmd:"" help:"Fetch and verify bundles from the console and serve their tools to agents over MCP (HTTP on loopback, or --stdio)."`
+	Runtime runtimeCmd `cmd:"" help:"Fetch and verify bundles from the console and serve their tools to agents over MCP (HTTP, or --stdio)."`
+
+	AgentToken agentTokenCmd `cmd:"" name:"agent-token" help:"Manage a runtime's agent-token file (agents without an OpenID provider)."`
 
 	SampleAPI sampleAPICmd `cmd:"" name:"sample-api" help:"Serve a sample upstream API (orders, admin users) with fault switches, to try toolgate on."`
 }

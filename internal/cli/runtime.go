@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/agentauth"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/oci"
@@ -33,7 +34,7 @@ type runtimeCmd struct {
 
 	Stdio          bool          `name:"stdio" help:"Serve MCP on stdin/stdout (for clients that start the runtime, e.g. Claude Desktop) instead of HTTP."`
 	StdioDrain     time.Duration `name:"stdio-drain" default:"30s" help:"With --stdio: once stdin ends, how long to keep answering the requests already read before exiting."`
-	MCPAddr        string        `name:"mcp-addr" default:"127.0.0.1:8765" help:"Loopback address of the streamable HTTP MCP endpoint (path /mcp)."`
+	MCPAddr        string        `name:"mcp-addr" default:"127.0.0.1:8765" help:"Address of the streamable HTTP MCP endpoint (path /mcp): loopback, or beyond it with --auth-issuer or --agent-tokens and --tls-cert/--tls-key."`
 	AllowedOrigins []string      `name:"mcp-allowed-origin" placeholder:"ORIGIN" help:"Browser origin (http(s)://host[:port]) allowed to use the MCP endpoint besides loopback ones; repeat or separate with commas. Requests with any other Origin get 403."`
 	MetricsAddr    string        `name:"metrics-addr" default:"127.0.0.1:9464" help:"Loopback address of the Prometheus metrics (path /metrics); empty turns them off."`
 
@@ -44,13 +45,19 @@ type runtimeCmd struct {
 	Credentials              string `name:"credentials" env:"TOOLGATE_CREDENTIALS_FILE" placeholder:"FILE" help:"Credentials file per source (see README). Or put the same JSON in TOOLGATE_CREDENTIALS."`
 	AllowInsecureCredentials bool   `name:"allow-insecure-credentials" help:"Send credentials to http:// origins too. Local development only."`
 	LogLevel                 string `name:"log-level" default:"info" enum:"debug,info,warn,error" help:"Log level (logs go to stderr)."`
+
+	runtimeAuthFlags `embed:""`
 }
 
 // Help is shown under `toolgate runtime --help`.
 func (c *runtimeCmd) Help() string {
 	return `The runtime token is read from --token-file or TOOLGATE_RUNTIME_TOKEN, never from the command line.
 Credentials: {"sources":{"SOURCE":{"bearer":"env:VAR"}}}; values "env:NAME" are read from the environment.
-Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms; never bodies or secrets.
+Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms, and the principal (who
+called, with groups) when agents authenticate; never bodies or secrets.
+Agents authenticate with --auth-issuer/--auth-audience (JWT access tokens of an OpenID provider) or
+--agent-tokens FILE ('toolgate agent-token add'); the endpoint may then listen beyond loopback, over TLS only
+(--tls-cert/--tls-key). Over --stdio the caller is --stdio-principal (default: the OS user).
 From an OCI registry: --bundle-source oci://HOST[:PORT]/REPO --key keys.json pulls the 'latest' tag and verifies
 it exactly as a bundle from the console; add --console and a token to keep reporting to the fleet view. Only the
 console's signed timestamp beside the bundle confirms it is the newest: without one (a console that pushes none)
@@ -63,6 +70,10 @@ serve makes it stale at once.`
 func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: runtimeLogLevel(c.LogLevel)}))
 	opts, err := c.options(env, logger)
+	if err != nil {
+		return Exit(2, fmt.Errorf("runtime: %w", err))
+	}
+	ep, err := c.endpoint(logger)
 	if err != nil {
 		return Exit(2, fmt.Errorf("runtime: %w", err))
 	}
@@ -101,9 +112,22 @@ func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
 		// answers everything it read before returning.
 		return rt.ServeStdio(ctx, env.Stdin, env.Stdout, c.StdioDrain)
 	}
+	return c.serveMCP(ctx, env, logger, rt, ep, mcpLn, metricsLn)
+}
+
+// serveMCP serves the streamable HTTP endpoint on mcpLn (behind ep when
+// agents authenticate) until ctx ends, after printing where it is.
+func (c *runtimeCmd) serveMCP(ctx context.Context, env *Env, logger *slog.Logger, rt *runtime.Runtime,
+	ep *agentauth.Endpoint, mcpLn, metricsLn net.Listener) error {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", rt.MCPHandler())
-	fmt.Fprintf(env.Stdout, "toolgate runtime %s %s\nMCP endpoint: http://%s/mcp\n", rt.InstanceID(), servingLine(rt.Status()), mcpLn.Addr())
+	fmt.Fprintf(env.Stdout, "toolgate runtime %s %s\nMCP endpoint: %s://%s/mcp\n", rt.InstanceID(), servingLine(rt.Status()),
+		c.scheme(), mcpLn.Addr())
+	if ep == nil {
+		mux.Handle("/mcp", rt.MCPHandler())
+	} else {
+		ep.Handle(mux, "/mcp", rt.MCPHandler())
+		fmt.Fprintf(env.Stdout, "Agents authenticate: resource %s\n", authLine(ep))
+	}
 	if metricsLn != nil {
 		fmt.Fprintf(env.Stdout, "Metrics: http://%s/metrics\n", metricsLn.Addr())
 	}
@@ -128,7 +152,7 @@ func (c *runtimeCmd) listen(logger *slog.Logger) (mcpLn, metricsLn net.Listener,
 		}
 	}
 	if !c.Stdio {
-		if mcpLn, err = listenRuntimeLoopback(logger, "--mcp-addr", c.MCPAddr); err != nil {
+		if mcpLn, err = c.listenMCP(logger, c.MCPAddr); err != nil {
 			closeListeners(metricsLn)
 			return nil, nil, err
 		}
@@ -180,6 +204,12 @@ func (c *runtimeCmd) options(env *Env, logger *slog.Logger) (runtime.Options, er
 		TrustOnFirstUse: c.TrustOnFirstUse, PollInterval: c.PollInterval, PollJitter: c.PollJitter,
 		MaxStaleness: c.MaxStaleness, Logger: logger, Version: version(), AllowedOrigins: c.AllowedOrigins,
 		Executor: executor.Options{AllowInsecureCredentials: c.AllowInsecureCredentials}}
+	if err := c.check(c.Stdio); err != nil {
+		return opts, err
+	}
+	if c.Stdio {
+		opts.StdioPrincipal = c.stdioPrincipal(env.Getenv)
+	}
 	if opts.Name == "" {
 		opts.Name, _ = os.Hostname()
 	}

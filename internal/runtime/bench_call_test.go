@@ -88,6 +88,13 @@ func timedCall(b *testing.B, cs *mcp.ClientSession) time.Duration {
 
 // runtimeEndpoint serves a runtime with one getItem tool on upstream.
 func runtimeEndpoint(b *testing.B, upstream string) string {
+	srv := httptest.NewServer(benchRuntime(b, upstream).MCPHandler())
+	b.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// benchRuntime is a runtime serving one getItem tool on upstream.
+func benchRuntime(b *testing.B, upstream string) *Runtime {
 	k := testKey(b, 1)
 	tool := getItemTool(nil)
 	con := newFakeConsole(b, keySet(k))
@@ -97,9 +104,7 @@ func runtimeEndpoint(b *testing.B, upstream string) string {
 		b.Fatal(err)
 	}
 	mustSync(b, r)
-	srv := httptest.NewServer(r.MCPHandler())
-	b.Cleanup(srv.Close)
-	return srv.URL
+	return r
 }
 
 // referenceEndpoint serves the reference go-sdk server with the same tool,

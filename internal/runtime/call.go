@@ -159,7 +159,7 @@ func (r *Runtime) observe(ctx context.Context, res *executor.Result, extra ...sl
 		slog.Int("status", res.Status), slog.Int("attempts", res.Attempts),
 		slog.Int64("duration_ms", res.Duration.Milliseconds())}
 	if p := principal.FromContext(ctx); p.Authenticated() {
-		attrs = append(attrs, slog.String("principal", string(p.Kind)+":"+p.Subject))
+		attrs = append(attrs, slog.String("principal", string(p.Kind)+":"+p.Subject), slog.Any("groups", p.Groups))
 	}
 	attrs = append(attrs, extra...)
 	r.log.LogAttrs(ctx, level, "tool call", attrs...)

@@ -121,6 +121,15 @@
 // origin in Options.AllowedOrigins are served; any other Origin, "null"
 // included, gets 403 before reaching the MCP server.
 //
+// Who calls (R15): on HTTP, a verifier in front of MCPHandler
+// (internal/agentauth: OIDC access tokens or an agent-token file) stores
+// the principal in the request's token information; the endpoint without
+// one serves the anonymous principal. ServeStdio stores
+// Options.StdioPrincipal (the local user) in every request it reads. The
+// principal goes into the context of the executor's call and into the
+// call's log line (principal=KIND:SUBJECT, groups); metrics stay by tool,
+// never by subject, so their cardinality does not grow with the agents.
+//
 // ServeStdio serves the same server on stdin/stdout. When stdin ends it
 // still answers every request already read (bounded by a drain time), so
 // piped input gets all its responses.

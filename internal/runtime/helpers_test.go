@@ -19,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/principal"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/sampleapi"
 )
@@ -205,6 +206,7 @@ type rtOpts struct {
 	logs    io.Writer
 	console string
 	origins []string
+	stdio   principal.Principal
 }
 
 // newRuntime builds a runtime against a console with the test's options.
@@ -231,7 +233,8 @@ func tryRuntime(t testing.TB, o rtOpts) (*Runtime, error) {
 	}
 	return New(Options{ConsoleURL: o.console, Token: testToken, Name: "test-rt", DataDir: o.dir,
 		TrustedKeys: o.keys, TrustOnFirstUse: o.tofu, MaxStaleness: 10 * time.Minute,
-		Executor: sampleCredentials(t), Logger: log, Now: o.clock.Now, Version: "test", AllowedOrigins: o.origins})
+		Executor: sampleCredentials(t), Logger: log, Now: o.clock.Now, Version: "test", AllowedOrigins: o.origins,
+		StdioPrincipal: o.stdio})
 }
 
 func mustSync(t testing.TB, r *Runtime) {

@@ -17,6 +17,7 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/oci"
+	"github.com/toolgate/toolgate/internal/principal"
 )
 
 // Defaults of Options.
@@ -91,6 +92,11 @@ type Options struct {
 	// to use the streamable HTTP endpoint besides loopback ones; requests
 	// without Origin are always allowed, any other Origin gets 403.
 	AllowedOrigins []string
+	// StdioPrincipal is who every request read by ServeStdio is for: the
+	// local user the operator names (kind principal.Local). The zero value
+	// leaves stdio requests anonymous. HTTP requests take theirs from the
+	// endpoint's verifier (internal/agentauth).
+	StdioPrincipal principal.Principal
 }
 
 // Runtime fetches and verifies bundles, keeps the last good one on disk,

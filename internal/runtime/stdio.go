@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,6 +40,9 @@ func (r *Runtime) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Wri
 		inner: &mcp.IOTransport{Reader: pr, Writer: nopWriteCloser{out}},
 		drain: drain, log: r.log, gate: gate,
 	}
+	if p := r.opts.StdioPrincipal; p.Kind != "" {
+		t.info = p.TokenInfo(nil)
+	}
 	err := r.server.Run(ctx, t)
 	if err == nil || ctx.Err() != nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) {
 		return nil
@@ -66,6 +70,10 @@ type drainingTransport struct {
 	drain time.Duration
 	log   *slog.Logger
 	gate  *batchGate
+	// info carries the stdio principal to every request read, where a
+	// verifier would put it on HTTP (principalOf reads it back); nil keeps
+	// requests anonymous.
+	info *auth.TokenInfo
 }
 
 // Connect implements mcp.Transport.
@@ -98,6 +106,9 @@ func (c *drainingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	req, ok := msg.(*jsonrpc.Request)
 	if ok {
 		c.t.gate.sawRequest(req)
+		if c.t.info != nil && req.Extra == nil {
+			req.Extra = &mcp.RequestExtra{TokenInfo: c.t.info}
+		}
 	}
 	if ok && req.IsCall() {
 		c.mu.Lock()

@@ -10,6 +10,10 @@
 //   - clients registered at run time with exact redirect URIs;
 //   - the ID token carries email, email_verified and a "groups" claim, the
 //     way Keycloak or Okta send them once configured;
+//   - machine agents of the client-credentials grant (AddAgent,
+//     AgentToken) whose access tokens are JWTs for a named audience, with
+//     groups and scope claims, and lifetimes or not-before times a test
+//     chooses (expired tokens, tokens not valid yet);
 //   - knobs that make the provider misbehave in the ways a relying party must
 //     refuse: codes that expire at once (SetCodeLifetime) and ID tokens issued
 //     for another audience (ForgeAudience).

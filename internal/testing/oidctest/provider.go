@@ -26,6 +26,7 @@ type Provider struct {
 	mu    sync.Mutex
 	// Guarded by mu:
 	clients             map[string]*client
+	agents              map[string]*Agent
 	codeIssued          map[string]time.Time
 	codeLifetime        time.Duration
 	forgedAudience      string
@@ -49,7 +50,7 @@ func start(us ...User) (*Provider, func(), error) {
 		return nil, nil, err
 	}
 	p := &Provider{Issuer: "http://" + ln.Addr().String(), users: &users{byID: map[string]*User{}},
-		clients: map[string]*client{}, codeIssued: map[string]time.Time{}, codeLifetime: time.Minute}
+		clients: map[string]*client{}, agents: map[string]*Agent{}, codeIssued: map[string]time.Time{}, codeLifetime: time.Minute}
 	for _, u := range us {
 		p.users.add(u)
 	}
