@@ -318,6 +318,57 @@
 // and v2, applying to each its own rules (a tool Verify remembers in a
 // Memo is taken again only by a bundle of the same schema).
 //
+// # Rolling upgrade
+//
+// A fleet moves from v1 to v2 without a runtime ever serving a tool more
+// permissively than its policy, and without stopping: runtimes are
+// upgraded first (a v2 runtime reads the v1 bundles an older console
+// publishes), then the console, and only then do policies get groups or
+// conditions. What the console publishes and serves meanwhile:
+//
+//   - A version none of whose tools has groups or conditions is
+//     toolgate.bundle/v1, byte for byte what an older console would sign:
+//     one bundle for every runtime.
+//   - A version with such a tool is toolgate.bundle/v2, and the console
+//     signs, at the same time and with the same key, its v1 form
+//     (DowngradeV1): the same version, issued_at and expires_at, every
+//     other tool and its source unchanged (same bytes, same digest), every
+//     tool whose policy has groups or conditions left out. A tool is never
+//     put in the v1 form without them: that would serve it to callers or
+//     arguments its policy refuses.
+//
+// A runtime lists the majors it reads on every fetch from the console:
+//
+//	X-Toolgate-Bundle-Schemas: toolgate.bundle/v1, toolgate.bundle/v2
+//
+// (comma separated, whitespace around a name ignored, unknown names
+// ignored). No header means v1 only: it is what every runtime before v2
+// sends, and what a runtime set to read only v1 sends. The console answers
+// a runtime that lists toolgate.bundle/v2 with the version as published,
+// every other with its v1 form when it has one; each form has its own
+// ETag (the hash of its own bytes), and every answer, 304 included,
+// carries "Vary: X-Toolgate-Bundle-Schemas". GET /api/v1/bundles/{version}
+// chooses the same way. A v1 runtime thus serves the tools it can enforce
+// and none of the others, and a v2 runtime that ran the v1 form of version
+// N (it was upgraded in place, or fetched before the console was) takes
+// the v2 form of N, the same version, as newer; it takes no other bundle
+// of version N.
+//
+// In a registry (internal/oci) the repository runtimes pull today keeps
+// what a v1 runtime reads: for a v2 version its v1 form under "v<N>" and
+// "latest", and the timestamp naming those bytes. The versions as
+// published go to the repository of the same name with "/v2" appended
+// (registry.example.com/toolgate/bundles/v2), with tags and a timestamp of
+// its own naming them. A v2 runtime pulls from the "/v2" repository and
+// falls back to the first while the "/v2" one has no "latest" (a console
+// from before v2 publishes none).
+//
+// There is no switch to stop signing v1 forms: a v1 form never allows
+// more than the version it comes from, so it is harmless once no runtime
+// fetches it, and the console's Runtimes page lists which schemas each
+// runtime reads and how many tools the current v1 form leaves out, which
+// is how an operator knows the fleet is done.
+//
 // There is no minor version and no feature list. Whatever a runtime could
 // learn from one is either safe to ignore (so it has nothing to act on) or
 // a new major (so it never gets that far); a console that needs to know

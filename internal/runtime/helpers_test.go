@@ -205,6 +205,7 @@ type rtOpts struct {
 	logs    io.Writer
 	console string
 	origins []string
+	schemas []string // Options.BundleSchemas
 }
 
 // newRuntime builds a runtime against a console with the test's options.
@@ -231,7 +232,8 @@ func tryRuntime(t testing.TB, o rtOpts) (*Runtime, error) {
 	}
 	return New(Options{ConsoleURL: o.console, Token: testToken, Name: "test-rt", DataDir: o.dir,
 		TrustedKeys: o.keys, TrustOnFirstUse: o.tofu, MaxStaleness: 10 * time.Minute,
-		Executor: sampleCredentials(t), Logger: log, Now: o.clock.Now, Version: "test", AllowedOrigins: o.origins})
+		Executor: sampleCredentials(t), Logger: log, Now: o.clock.Now, Version: "test", AllowedOrigins: o.origins,
+		BundleSchemas: o.schemas})
 }
 
 func mustSync(t testing.TB, r *Runtime) {

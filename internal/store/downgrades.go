@@ -63,3 +63,22 @@ func downgradeOf(ctx context.Context, tx *sqlx.Tx, version int64) (*BundleDowngr
 	}
 	return &d, nil
 }
+
+// V1Form is a version's downgrade without its signed bytes, for pages;
+// nil when the version has none.
+func (db *DB) V1Form(ctx context.Context, version int64) (*BundleDowngrade, error) {
+	var d *BundleDowngrade
+	err := db.readTx(ctx, "bundle v1 form", func(tx *sqlx.Tx) error {
+		var row BundleDowngrade
+		err := tx.GetContext(ctx, &row, `SELECT version, etag, tool_count, withheld, '' AS signed FROM bundle_downgrades WHERE version = ?`, version)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("bundle v%d: %s form: %w", version, bundle.SchemaV1, err)
+		}
+		d = &row
+		return nil
+	})
+	return d, err
+}
