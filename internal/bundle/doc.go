@@ -354,14 +354,14 @@
 // the v2 form of N, the same version, as newer; it takes no other bundle
 // of version N.
 //
-// In a registry (internal/oci) the repository runtimes pull today keeps
-// what a v1 runtime reads: for a v2 version its v1 form under "v<N>" and
-// "latest", and the timestamp naming those bytes. The versions as
-// published go to the repository of the same name with "/v2" appended
-// (registry.example.com/toolgate/bundles/v2), with tags and a timestamp of
-// its own naming them. A v2 runtime pulls from the "/v2" repository and
-// falls back to the first while the "/v2" one has no "latest" (a console
-// from before v2 publishes none).
+// A registry (internal/oci) holds, for each version, the form every
+// runtime reads: for a v2 version its v1 form, under "v<N>" and "latest",
+// and the timestamp names those bytes. A runtime that pulls from a
+// registry, whatever majors it reads, therefore serves no tool whose
+// policy has groups or conditions; such tools are served by runtimes that
+// fetch from the console. (Pushing the v2 forms beside them, to a
+// repository of their own that v2 runtimes pull, is a later addition
+// that changes nothing for v1 runtimes.)
 //
 // There is no switch to stop signing v1 forms: a v1 form never allows
 // more than the version it comes from, so it is harmless once no runtime
