@@ -201,7 +201,9 @@
 //     source origin and base path, as already checked: nothing else enters
 //     these checks.
 //  6. If the runtime accepted a bundle before, version must be greater than
-//     that one's (else ErrStaleVersion).
+//     that one's (else ErrStaleVersion); a runtime that reads v2 and runs
+//     the v1 form of a version takes that version's v2 form too (see
+//     Rolling upgrade).
 //  7. Now must be before expires_at (else ErrExpired), and issued_at must not
 //     be more than five minutes ahead of now (else ErrNotYetValid).
 //
