@@ -19,7 +19,8 @@ const runtimesPageSize = 50
 // at a time, most recently seen first: how far behind the current version
 // each is, whether it went quiet for longer than the configured window
 // (--runtime-stale-after), the last refusal it reported, and which tokens
-// had instance rows evicted to stay under their bound.
+// had instance rows evicted to stay under their bound; the bundle schemas
+// each reads, and what the current version's v1 form leaves out.
 func (s *Server) runtimesList(c echo.Context) error {
 	ctx := c.Request().Context()
 	page, _ := strconv.Atoi(c.QueryParam("page"))
@@ -44,6 +45,9 @@ func (s *Server) runtimesList(c echo.Context) error {
 		return err
 	default:
 		m.CurrentVersion = cur.Version
+		if err := s.v1FormOf(c, &m); err != nil {
+			return err
+		}
 		if !now.Before(cur.ExpiresAt) {
 			// Runtimes refuse every tool of an expired bundle (R11), and
 			// nothing but a publish ends that.
@@ -58,6 +62,10 @@ func (s *Server) runtimesList(c echo.Context) error {
 	for _, in := range instances {
 		row := views.RuntimeRow{Name: in.Name, InstanceID: in.InstanceID, TokenName: in.TokenName, LastSeen: consoleTime(in.LastSeen),
 			Version: in.Version, Stale: now.Sub(in.LastSeen) > s.pub.staleAfter, RemoteAddr: in.RemoteAddr, Refused: in.Refused}
+		row.Reads, row.V1Only = schemasText(in.Schemas)
+		if row.V1Only {
+			m.V1OnlyRuntimes++
+		}
 		if m.CurrentVersion > in.Version {
 			row.Behind = m.CurrentVersion - in.Version
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/toolgate/toolgate/internal/testing/oidctest"
 	"github.com/toolgate/toolgate/internal/principal"
+	"github.com/toolgate/toolgate/internal/testing/oidctest"
 )
 
 const res = "https://rt.example/mcp"

@@ -201,7 +201,9 @@
 //     source origin and base path, as already checked: nothing else enters
 //     these checks.
 //  6. If the runtime accepted a bundle before, version must be greater than
-//     that one's (else ErrStaleVersion).
+//     that one's (else ErrStaleVersion); a runtime that reads v2 and runs
+//     the v1 form of a version takes that version's v2 form too (see
+//     Rolling upgrade).
 //  7. Now must be before expires_at (else ErrExpired), and issued_at must not
 //     be more than five minutes ahead of now (else ErrNotYetValid).
 //
@@ -317,6 +319,57 @@
 // canonical encoding, digest, envelope and keys. A v2 verifier reads v1
 // and v2, applying to each its own rules (a tool Verify remembers in a
 // Memo is taken again only by a bundle of the same schema).
+//
+// # Rolling upgrade
+//
+// A fleet moves from v1 to v2 without a runtime ever serving a tool more
+// permissively than its policy, and without stopping: runtimes are
+// upgraded first (a v2 runtime reads the v1 bundles an older console
+// publishes), then the console, and only then do policies get groups or
+// conditions. What the console publishes and serves meanwhile:
+//
+//   - A version none of whose tools has groups or conditions is
+//     toolgate.bundle/v1, byte for byte what an older console would sign:
+//     one bundle for every runtime.
+//   - A version with such a tool is toolgate.bundle/v2, and the console
+//     signs, at the same time and with the same key, its v1 form
+//     (DowngradeV1): the same version, issued_at and expires_at, every
+//     other tool and its source unchanged (same bytes, same digest), every
+//     tool whose policy has groups or conditions left out. A tool is never
+//     put in the v1 form without them: that would serve it to callers or
+//     arguments its policy refuses.
+//
+// A runtime lists the majors it reads on every fetch from the console:
+//
+//	X-Toolgate-Bundle-Schemas: toolgate.bundle/v1, toolgate.bundle/v2
+//
+// (comma separated, whitespace around a name ignored, unknown names
+// ignored). No header means v1 only: it is what every runtime before v2
+// sends, and what a runtime set to read only v1 sends. The console answers
+// a runtime that lists toolgate.bundle/v2 with the version as published,
+// every other with its v1 form when it has one; each form has its own
+// ETag (the hash of its own bytes), and every answer, 304 included,
+// carries "Vary: X-Toolgate-Bundle-Schemas". GET /api/v1/bundles/{version}
+// chooses the same way. A v1 runtime thus serves the tools it can enforce
+// and none of the others, and a v2 runtime that ran the v1 form of version
+// N (it was upgraded in place, or fetched before the console was) takes
+// the v2 form of N, the same version, as newer; it takes no other bundle
+// of version N.
+//
+// A registry (internal/oci) holds, for each version, the form every
+// runtime reads: for a v2 version its v1 form, under "v<N>" and "latest",
+// and the timestamp names those bytes. A runtime that pulls from a
+// registry, whatever majors it reads, therefore serves no tool whose
+// policy has groups or conditions; such tools are served by runtimes that
+// fetch from the console. (Pushing the v2 forms beside them, to a
+// repository of their own that v2 runtimes pull, is a later addition
+// that changes nothing for v1 runtimes.)
+//
+// There is no switch to stop signing v1 forms: a v1 form never allows
+// more than the version it comes from, so it is harmless once no runtime
+// fetches it, and the console's Runtimes page lists which schemas each
+// runtime reads and how many tools the current v1 form leaves out, which
+// is how an operator knows the fleet is done.
 //
 // There is no minor version and no feature list. Whatever a runtime could
 // learn from one is either safe to ignore (so it has nothing to act on) or

@@ -119,3 +119,17 @@ func Reads(schemas []string, schema string) bool {
 	}
 	return slices.Contains(schemas, schema)
 }
+
+// ReadsV2 reports whether a runtime's X-Toolgate-Bundle-Schemas value
+// (the schemas it reads, comma separated) lists SchemaV2 (doc.go,
+// "Rolling upgrade"). It allocates nothing (the 304 fast path calls it).
+func ReadsV2(header string) bool {
+	for header != "" {
+		var s string
+		s, header, _ = strings.Cut(header, ",")
+		if strings.TrimSpace(s) == SchemaV2 {
+			return true
+		}
+	}
+	return false
+}

@@ -4,7 +4,9 @@
 // A bundle is pushed as an OCI 1.1 image manifest (oras.PackManifest) with
 // artifactType MediaType and one layer of the same media type holding the
 // signed JWS exactly as the console serves it, under the tags "v<N>" and
-// "latest". The manifest is reproducible (its created annotation is the
+// "latest" — for a toolgate.bundle/v2 version, its v1 form, which every
+// runtime reads (internal/pusher; bundle doc.go, "Rolling upgrade"). The
+// manifest is reproducible (its created annotation is the
 // bundle's issue time), so pushing the same version twice, from one console
 // or two, yields the same digest and is harmless. "latest" is never moved
 // back: before tagging it, Push reads the version annotation of the

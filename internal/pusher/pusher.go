@@ -162,12 +162,13 @@ func (p *Pusher) Drain(ctx context.Context) error {
 
 // push runs one attempt of a claimed job and records its outcome.
 func (p *Pusher) push(ctx context.Context, job store.BundlePush) error {
-	rec, err := p.db.BundleByVersion(ctx, job.Version)
+	rec, err := p.db.ServedBundle(ctx, job.Version)
 	if err != nil {
 		return fmt.Errorf("pusher: %w", err)
 	}
+	_, signed := registryForm(rec)
 	pctx, cancel := context.WithTimeout(ctx, p.opts.Lease)
-	res, perr := p.client.Push(pctx, oci.Artifact{Version: rec.Version, Signed: []byte(rec.Signed), IssuedAt: rec.IssuedAt})
+	res, perr := p.client.Push(pctx, oci.Artifact{Version: rec.Version, Signed: []byte(signed), IssuedAt: rec.IssuedAt})
 	cancel()
 	if perr != nil {
 		reason := p.client.Sanitize(perr)
@@ -196,4 +197,16 @@ func (p *Pusher) backoff(attempts int) time.Duration {
 	}
 	d = min(d, p.opts.MaxBackoff)
 	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// registryForm is the form of a version the registry holds, its ETag and
+// signed bytes: the one every runtime reads, so for a toolgate.bundle/v2
+// version its v1 form (bundle doc.go, "Rolling upgrade"). Runtimes pulling
+// from a registry get the tools a v1 runtime can enforce, and none of the
+// tools whose policy has groups or conditions.
+func registryForm(rec *store.BundleRecord) (etag, signed string) {
+	if d := rec.Downgrade; d != nil {
+		return d.ETag, d.Signed
+	}
+	return rec.ETag, rec.Signed
 }

@@ -49,6 +49,12 @@ func (p *Pusher) newest(ctx context.Context) (*store.BundleRecord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pusher: timestamp: %w", err)
 	}
+	// The timestamp names the bytes the registry holds (registryForm).
+	d, err := p.db.V1Form(ctx, latest.Version)
+	if err != nil {
+		return nil, fmt.Errorf("pusher: timestamp: %w", err)
+	}
+	latest.Downgrade = d
 	return latest, nil
 }
 
@@ -70,7 +76,8 @@ func (p *Pusher) stamp(ctx context.Context, latest *store.BundleRecord) error {
 		return fmt.Errorf("pusher: timestamp: %w", err)
 	}
 	// The ETag is the quoted hex SHA-256 of the signed bundle: its digest.
-	digest := "sha256:" + strings.Trim(latest.ETag, `"`)
+	etag, _ := registryForm(latest)
+	digest := "sha256:" + strings.Trim(etag, `"`)
 	signed, err := bundle.SignTimestamp(latest.Version, digest, now, p.opts.TimestampLifetime, key)
 	if err != nil {
 		return fmt.Errorf("pusher: timestamp: %w", err)

@@ -14,8 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/agentauth"
-	"github.com/toolgate/toolgate/internal/testing/oidctest"
 	"github.com/toolgate/toolgate/internal/sampleapi"
+	"github.com/toolgate/toolgate/internal/testing/oidctest"
 	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/agentauth"
-	"github.com/toolgate/toolgate/internal/testing/oidctest"
 	"github.com/toolgate/toolgate/internal/principal"
 	"github.com/toolgate/toolgate/internal/sampleapi"
+	"github.com/toolgate/toolgate/internal/testing/oidctest"
 	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
 

@@ -8,7 +8,11 @@
 // Run polls GET /api/v1/bundle every PollInterval ± PollJitter with the
 // runtime token as a bearer token and If-None-Match, identifying itself with
 // X-Toolgate-Runtime-Name, X-Toolgate-Instance-Id and
-// X-Toolgate-Bundle-Version (and X-Toolgate-Refused, below). A new bundle
+// X-Toolgate-Bundle-Version (and X-Toolgate-Refused, below), and saying
+// which bundle schemas it reads with X-Toolgate-Bundle-Schemas (none when
+// Options.BundleSchemas is v1 only; bundle doc.go, "Rolling upgrade"). A
+// runtime running the v1 form of a version takes that version's v2 form
+// as newer. A new bundle
 // is verified against the trusted keys (pinned, or fetched once from GET
 // /api/v1/keys under trust on first use and persisted); an unsigned, tampered, unknown-key, older-version or
 // expired bundle is refused and the last good one stays in force (R11).

@@ -207,6 +207,7 @@ type rtOpts struct {
 	console string
 	origins []string
 	stdio   principal.Principal
+	schemas []string // Options.BundleSchemas
 }
 
 // newRuntime builds a runtime against a console with the test's options.
@@ -234,7 +235,7 @@ func tryRuntime(t testing.TB, o rtOpts) (*Runtime, error) {
 	return New(Options{ConsoleURL: o.console, Token: testToken, Name: "test-rt", DataDir: o.dir,
 		TrustedKeys: o.keys, TrustOnFirstUse: o.tofu, MaxStaleness: 10 * time.Minute,
 		Executor: sampleCredentials(t), Logger: log, Now: o.clock.Now, Version: "test", AllowedOrigins: o.origins,
-		StdioPrincipal: o.stdio})
+		StdioPrincipal: o.stdio, BundleSchemas: o.schemas})
 }
 
 func mustSync(t testing.TB, r *Runtime) {

@@ -34,7 +34,8 @@ func TestNotModifiedFastPathAllocatesNothing(t *testing.T) {
 		name   string
 		header map[string]string
 	}{
-		{"runtime", map[string]string{headerInstanceID: "pod-1", headerRuntimeName: "checkout", headerBundleVersion: "1"}},
+		{"runtime", map[string]string{headerInstanceID: "pod-1", headerRuntimeName: "checkout", headerBundleVersion: "1",
+			headerBundleSchemas: "toolgate.bundle/v1, toolgate.bundle/v2"}},
 		{"no identification", nil},
 		{"malformed version", map[string]string{headerInstanceID: "pod-2", headerBundleVersion: "v1"}},
 	}
@@ -67,7 +68,8 @@ func TestNotModifiedFastPathAllocatesNothing(t *testing.T) {
 // headerValue skips canonicalising its key: a key it is given must already
 // be canonical, or it would never find the header a client sent.
 func TestHeaderKeysCanonical(t *testing.T) {
-	for _, k := range []string{"If-None-Match", "Authorization", headerInstanceID, headerRuntimeName, headerRefused, headerBundleVersion} {
+	for _, k := range []string{"If-None-Match", "Authorization", headerInstanceID, headerRuntimeName, headerRefused, headerBundleVersion,
+		headerBundleSchemas} {
 		if c := http.CanonicalHeaderKey(k); c != k {
 			t.Errorf("header key %q is not canonical (%q): headerValue would miss it", k, c)
 		}
@@ -94,6 +96,7 @@ func TestFastHTTPPathAllocatesNothing(t *testing.T) {
 		req.Header.Set(headerInstanceID, "pod-1")
 		req.Header.Set(headerRuntimeName, "checkout")
 		req.Header.Set(headerBundleVersion, "1")
+		req.Header.Set(headerBundleSchemas, "toolgate.bundle/v1, toolgate.bundle/v2")
 		var ctx fasthttp.RequestCtx
 		ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9}, nil)
 		if !a.srv.bundleFastHTTP(&ctx) {

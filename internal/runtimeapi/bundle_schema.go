@@ -1,8 +1,6 @@
 package runtimeapi
 
 import (
-	"strings"
-
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/store"
 )
@@ -23,23 +21,10 @@ const varyBundle = headerBundleSchemas
 
 var fastVary = []string{varyBundle}
 
-// readsV2 reports whether a headerBundleSchemas value lists
-// toolgate.bundle/v2. It allocates nothing (the 304 fast path calls it).
-func readsV2(header string) bool {
-	for header != "" {
-		var s string
-		s, header, _ = strings.Cut(header, ",")
-		if strings.TrimSpace(s) == bundle.SchemaV2 {
-			return true
-		}
-	}
-	return false
-}
-
 // formFor returns the form of b a runtime sending this headerBundleSchemas
 // value reads: b itself, or its v1 form.
 func (b *servedBundle) formFor(schemas string) *servedBundle {
-	if b.v1Form == nil || readsV2(schemas) {
+	if b.v1Form == nil || bundle.ReadsV2(schemas) {
 		return b
 	}
 	return b.v1Form
@@ -60,7 +45,7 @@ func servedV1Form(d *store.BundleDowngrade, versionText string) *servedBundle {
 // recordForm is formFor for a version read from the store
 // (GET /api/v1/bundles/{version}): its ETag and signed bytes.
 func recordForm(rec *store.BundleRecord, schemas string) (etag string, signed []byte) {
-	if d := rec.Downgrade; d != nil && !readsV2(schemas) {
+	if d := rec.Downgrade; d != nil && !bundle.ReadsV2(schemas) {
 		return d.ETag, []byte(d.Signed)
 	}
 	return rec.ETag, []byte(rec.Signed)

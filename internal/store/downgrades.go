@@ -51,10 +51,15 @@ func insertDowngrade(ctx context.Context, tx *sqlx.Tx, r *BundleRecord) error {
 	return nil
 }
 
-// downgradeOf reads a version's downgrade; nil when it has none.
-func downgradeOf(ctx context.Context, tx *sqlx.Tx, version int64) (*BundleDowngrade, error) {
+// downgradeOf reads a version's downgrade, its signed bytes only when
+// signed; nil when it has none.
+func downgradeOf(ctx context.Context, tx *sqlx.Tx, version int64, signed bool) (*BundleDowngrade, error) {
+	col := "''"
+	if signed {
+		col = "signed"
+	}
 	var d BundleDowngrade
-	err := tx.GetContext(ctx, &d, `SELECT version, etag, tool_count, withheld, signed FROM bundle_downgrades WHERE version = ?`, version)
+	err := tx.GetContext(ctx, &d, `SELECT version, etag, tool_count, withheld, `+col+` AS signed FROM bundle_downgrades WHERE version = ?`, version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -62,4 +67,16 @@ func downgradeOf(ctx context.Context, tx *sqlx.Tx, version int64) (*BundleDowngr
 		return nil, fmt.Errorf("bundle v%d: %s form: %w", version, bundle.SchemaV1, err)
 	}
 	return &d, nil
+}
+
+// V1Form is a version's downgrade without its signed bytes, for pages;
+// nil when the version has none.
+func (db *DB) V1Form(ctx context.Context, version int64) (*BundleDowngrade, error) {
+	var d *BundleDowngrade
+	err := db.readTx(ctx, "bundle v1 form", func(tx *sqlx.Tx) error {
+		var err error
+		d, err = downgradeOf(ctx, tx, version, false)
+		return err
+	})
+	return d, err
 }

@@ -63,7 +63,7 @@ func (db *DB) ServedBundle(ctx context.Context, version int64) (*BundleRecord, e
 		if rec, err = row.record(); err != nil {
 			return err
 		}
-		rec.Downgrade, err = downgradeOf(ctx, tx, version)
+		rec.Downgrade, err = downgradeOf(ctx, tx, version, true)
 		return err
 	})
 	return rec, err
