@@ -28,7 +28,7 @@ func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *e
 	} else {
 		res = s.exec.Call(ctx, name, args)
 	}
-	r.observe(ctx, res)
+	r.observe(ctx, res, args)
 	return res
 }
 
@@ -99,8 +99,9 @@ func (r *Runtime) nextBoundary() (time.Duration, bool) {
 	return next, ok
 }
 
-// observe logs and counts one finished call.
-func (r *Runtime) observe(ctx context.Context, res *executor.Result) {
+// observe logs, counts and records (records.go) one finished call.
+func (r *Runtime) observe(ctx context.Context, res *executor.Result, args map[string]any) {
+	r.recordCall(ctx, res, args)
 	class := ClassOK
 	if res.Err != nil {
 		class = string(res.Err.Class)

@@ -171,6 +171,7 @@ func (r *Runtime) Sync(ctx context.Context) error {
 		r.metrics.fetch("error")
 		return fmt.Errorf("sync: %w", err)
 	}
+	r.sendCallRecords(ctx) // the console answered: deliver call records on the same poll
 	if f.notModified || (cur != nil && signedIDOf(f.signed) == cur.signed) {
 		r.metrics.fetch("not_modified")
 		return r.confirm(cur, f.etag)
