@@ -30,7 +30,7 @@ func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger, total, per
 		ReadTimeout:                  preAuthRead, // the request: a head and no body
 		WriteTimeout:                 time.Minute, // a large bundle to a slow runtime
 		IdleTimeout:                  2 * time.Minute,
-		ReadBufferSize:               16 << 10, // the largest request head accepted
+		ReadBufferSize:               16 << 10,                // the largest request head accepted
 		MaxRequestBodySize:           callrecord.MaxBodyBytes, // the one body the API takes: a call record batch
 		DisablePreParseMultipartForm: true,
 		CloseOnShutdown:              true,
