@@ -76,11 +76,11 @@ func TestCallRecordsFromARuntime(t *testing.T) {
 	wantHTML(t, allowed.Body.String(), count("tr[data-testid=call-row]", 1),
 		in("tr[data-testid=call-row]", in("[data-testid=principal]", hasText("token:agent-7")), in("[data-testid=client-id]", hasText("client-9")),
 			in("[data-testid=decision]", hasText("allowed")), in("[data-testid=outcome]", hasText("OK · HTTP 200 · 1 attempt")),
-			in("[data-testid=arguments-digest]", hasText(digest)), in("[data-testid=definition-digest]", hasText("sha256:"))))
+			in("[data-testid=arguments-digest]", hasAttr("title", digest)), in("[data-testid=definition-digest]", hasText("sha256:"))))
 	denied := a.do(request{method: "GET", path: "/calls?tool=delete_order", cookie: viewer})
 	wantHTML(t, denied.Body.String(), count("tr[data-testid=call-row]", 1),
 		in("tr[data-testid=call-row]", in("[data-testid=decision].warn", hasText("denied_exposure")),
-			in("[data-testid=outcome]", hasText("TOOL_NOT_EXPOSED · 0 attempts")), in("[data-testid=arguments-digest]", hasText(digest))))
+			in("[data-testid=outcome]", hasText("TOOL_NOT_EXPOSED · 0 attempts")), in("[data-testid=arguments-digest]", hasAttr("title", digest))))
 	byWho := a.do(request{method: "GET", path: "/calls?principal=token:agent-7", cookie: viewer})
 	wantHTML(t, byWho.Body.String(), count("tr[data-testid=call-row]", 2))
 	for _, page := range []string{allowed.Body.String(), denied.Body.String(), byWho.Body.String()} {

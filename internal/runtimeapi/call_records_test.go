@@ -1,13 +1,16 @@
 package runtimeapi
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/callrecord"
+	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -92,5 +95,38 @@ func TestCallRecordsEndpoint(t *testing.T) {
 	wantStatus(t, a.post("/api/v1/call-records", token, ok), 204) // sent again: stored once
 	if n := stored(); n != 2 {
 		t.Fatalf("stored %d, want 2", n)
+	}
+}
+
+// Records older than the retention are deleted by the API's background
+// loop (at start, then hourly); newer ones stay.
+func TestCallRecordsPrunedPastRetention(t *testing.T) {
+	db := store.MustOpen(t)
+	store.MustAddTool(t, db, store.FixtureTool{Source: "orders", Name: "list_orders", Method: "GET", Path: "/orders", Class: risk.Read})
+	tok, _, err := db.CreateRuntimeToken(t.Context(), "test", "edge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, fresh := goodRecord("list_orders"), goodRecord("list_orders")
+	old.At = time.Now().Add(-8 * 24 * time.Hour)
+	if err := db.RecordCalls(t.Context(), tok.ID, []callrecord.Record{old, fresh}); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(t.Context(), Config{Store: db, Logger: slog.New(slog.DiscardHandler), CallRecordRetention: 7 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close(context.Background()) })
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		recs, n, err := db.CallRecordsPage(t.Context(), store.CallRecordFilter{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 1 && recs[0].ID == fresh.ID {
+			return
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("after 5 s: %d records %+v", n, recs)
+		}
 	}
 }
