@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -128,5 +129,26 @@ func TestCallRecordsPrunedPastRetention(t *testing.T) {
 		if time.Since(start) > 5*time.Second {
 			t.Fatalf("after 5 s: %d records %+v", n, recs)
 		}
+	}
+}
+
+// The fasthttp listener takes a batch as the console's listener does (the
+// body reaches the same handler through the adaptor).
+func TestCallRecordsOnTheFastHTTPListener(t *testing.T) {
+	a := newPublishApp(t)
+	a.exposeTool("list_orders")
+	token := a.token("edge")
+	req, err := http.NewRequest("POST", serveRuntimeAPI(t, a)+"/api/v1/call-records", strings.NewReader(batchJSON(t, goodRecord("list_orders"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if _, n, _ := a.db.CallRecordsPage(t.Context(), store.CallRecordFilter{Limit: 1}); resp.StatusCode != 204 || n != 1 {
+		t.Fatalf("status %d, %d stored", resp.StatusCode, n)
 	}
 }
