@@ -159,7 +159,9 @@ func (r *Runtime) Sync(ctx context.Context) error {
 	}
 	cur := r.snap.Load()
 	if r.registry != nil {
-		return r.syncRegistry(ctx, r.registry, *keys, cur)
+		err := r.syncRegistry(ctx, r.registry, *keys, cur)
+		r.sendCallRecords(ctx) // to the console that gets the fleet report, when one is configured
+		return err
 	}
 	var etag string
 	var running int64
