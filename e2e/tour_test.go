@@ -7,9 +7,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/playwright-community/playwright-go"
 
+	"github.com/toolgate/toolgate/internal/callrecord"
 	"github.com/toolgate/toolgate/internal/cli"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -31,6 +33,7 @@ var tourPages = []struct{ path, name, h1 string }{
 	{"/keys", "keys", "Signing keys"},
 	{"/runtimes", "runtimes", "Runtimes"},
 	{"/tokens", "tokens", "Runtime tokens"},
+	{"/calls?tool=organizations_list", "calls", "Calls of organizations_list"},
 	{"/defaults", "defaults", "Project defaults"},
 	{"/audit", "audit", "Audit log"},
 	{"/users", "users", "Users"},
@@ -243,5 +246,11 @@ func seedTour(t *testing.T, a *app) {
 	must(t, err)
 	must(t, db.RecordRuntimeFetch(ctx, store.RuntimeFetch{TokenID: tokens[0].ID,
 		InstanceID: "3f1c9a7e-5b2d-4c8e-9f60-0a1b2c3d4e5f", Name: "agent-runtime-eu-west-1a", Version: 1, RemoteAddr: "10.20.30.40"}))
+	args, err := callrecord.ArgumentsDigest(map[string]any{"page": 2})
+	must(t, err)
+	must(t, db.RecordCalls(ctx, tokens[0].ID, []callrecord.Record{{ID: callrecord.NewID(), Tool: "organizations_list",
+		DefinitionDigest: "sha256:" + strings.Repeat("ab", 32), ArgumentsDigest: args,
+		Principal: callrecord.Principal{Kind: "oidc", Subject: "billing-reconciliation-agent@agents.example.com", ClientID: "claude-desktop"},
+		Decision:  callrecord.Allowed, Class: callrecord.ClassOK, Status: 200, Attempts: 1, At: time.Now().Add(-time.Minute), DurationMS: 184}}))
 	must(t, db.Close())
 }

@@ -17,7 +17,7 @@ func TestRuntimesPage(t *testing.T) {
 		Evictions: []EvictionRow{{TokenName: "search", Count: 3, LastAt: "2026-11-30 09:00"}},
 		Total:     120, PageNo: 2, Pages: 3, PrevURL: "/runtimes?page=1", NextURL: "/runtimes?page=3"}
 	wantPage(t, RuntimesPage(m), "Runtimes",
-		in("a[href='/tokens']", hasText("Runtime tokens")),
+		in("a[href='/tokens']", hasText("Runtime tokens")), in("a[data-testid=calls-link][href='/calls']", hasText("Call records")),
 		in("section[data-testid=runtimes] > p.hint", hasText("Current bundle: v7."), hasText("Instances not seen for 10 minutes are flagged.")),
 		in("[data-testid=evictions] [data-testid=eviction]", hasText("Token search: 3 instance rows removed, the last at 2026-11-30 09:00.")),
 		count("[data-testid=runtimes-table] tr[data-testid=runtime-row]", 3),

@@ -19,7 +19,7 @@ func TestToolDetailPage(t *testing.T) {
 			Errors: []FormError{{Field: "reason", Message: "Give a reason."}}},
 		Gaps: SchemaGapsVM{Gaps: []string{"body.owner"}, FormURL: "/tools/pets_delete/schema-gaps"}}
 	wantPage(t, ToolDetailPage(m), "pets_delete",
-		in("[data-testid=tool-detail] p.lead", hasText("DELETE /pets/{id} · source pets"), in("a[href='/sources/pets']")),
+		in("[data-testid=tool-detail] p.lead", hasText("DELETE /pets/{id} · source pets"), in("a[href='/sources/pets']"), in("a[data-testid=tool-calls][href='/calls?tool=pets_delete']", hasText("Call records"))),
 		in("[data-testid=tool-summary]", hasText(evil)),
 		in("[data-testid=tool-description]", hasText("Deletes a pet. "+evil)),
 		in("[data-testid=notice]", hasText("Policy saved.")),

@@ -27,6 +27,7 @@ func init() {
 		{"GET", "/bundles/:version/download", see, gone, gone, gone},
 		{"GET", "/keys", see, ok, ok, ok},
 		{"GET", "/runtimes", see, ok, ok, ok},
+		{"GET", "/calls", see, ok, ok, ok},
 		{"POST", "/bundles", unauth, forbid, forbid, conflict},
 		{"GET", "/bundles/:version/rollback", see, forbid, forbid, gone},
 		{"POST", "/bundles/:version/rollback", unauth, forbid, forbid, gone},

@@ -32,7 +32,7 @@ func navEntries() []navEntry {
 		{Label: "Tools", Href: "/tools", Roles: everyone, Also: []string{"/risk-rules"}},
 		{Label: "Approvals", Href: "/approvals", Roles: everyone},
 		{Label: "Bundles", Href: "/bundles", Roles: everyone, Also: []string{"/keys"}},
-		{Label: "Runtimes", Href: "/runtimes", Roles: everyone, Also: []string{"/tokens"}},
+		{Label: "Runtimes", Href: "/runtimes", Roles: everyone, Also: []string{"/tokens", "/calls"}},
 		{Label: "Defaults", Href: "/defaults", Roles: everyone},
 		{Label: "Audit", Href: "/audit", Roles: everyone},
 		{Label: "Users", Href: "/users", Roles: []auth.Role{auth.RoleAdmin}},

@@ -22,6 +22,7 @@ func TestNavOrderRolesAndActive(t *testing.T) {
 			[]string{"Dashboard", "Sources", "Tools", "Approvals", "Bundles", "Runtimes", "Defaults", "Audit"}, "Dashboard"},
 		{"keys sit under Bundles", []auth.Role{auth.RoleViewer}, "/keys", nil, "Bundles"},
 		{"tokens sit under Runtimes", []auth.Role{auth.RoleAdmin}, "/tokens", nil, "Runtimes"},
+		{"call records sit under Runtimes", []auth.Role{auth.RoleViewer}, "/calls", nil, "Runtimes"},
 		{"risk rules sit under Tools", []auth.Role{auth.RoleViewer}, "/risk-rules", nil, "Tools"},
 		{"a prefix is not a parent", []auth.Role{auth.RoleAdmin}, "/toolsx", nil, ""},
 		{"account marks nothing", []auth.Role{auth.RoleApprover}, "/account", nil, ""},

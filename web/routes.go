@@ -56,6 +56,7 @@ func (s *Server) routes() {
 	e.GET("/defaults", s.defaultsEdit, viewer...)
 	e.GET("/audit", s.auditList, viewer...)
 	e.GET("/audit/export", s.auditExport, viewer...)
+	e.GET("/calls", s.callsList, viewer...)
 	e.GET("/bundles", s.bundlesPage, viewer...)
 	e.GET("/bundles/compare", s.bundlesCompare, viewer...)
 	e.GET("/bundles/next", s.bundlesNext, viewer...)

@@ -93,7 +93,8 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: logger, Keys: state.Keys})
+	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: logger, Keys: state.Keys,
+		CallRecordRetention: cfg.CallRecordsRetention})
 	if err != nil {
 		return err
 	}

@@ -8,12 +8,14 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"github.com/toolgate/toolgate/internal/callrecord"
 	"github.com/toolgate/toolgate/internal/runtimeapi"
 )
 
 // runtimeAPIServer is the server of --runtime-api-addr (runtimeapi.
 // Service.FastHTTP), with limits like the console's http.Server. Runtimes send
-// GET requests with a few short headers and no body, so a connection has
+// GET requests with a few short headers and no body (and POST batches of
+// call records, bounded by callrecord.MaxBodyBytes), so a connection has
 // preAuthRead to send its first one; one refused 401/403 is closed at once
 // (the API's error writer), and only a runtime that has a token keeps an
 // idle connection. At most total connections are open at once and perIP
@@ -28,8 +30,8 @@ func runtimeAPIServer(h fasthttp.RequestHandler, logger *slog.Logger, total, per
 		ReadTimeout:                  preAuthRead, // the request: a head and no body
 		WriteTimeout:                 time.Minute, // a large bundle to a slow runtime
 		IdleTimeout:                  2 * time.Minute,
-		ReadBufferSize:               16 << 10, // the largest request head accepted
-		MaxRequestBodySize:           64 << 10,
+		ReadBufferSize:               16 << 10,                // the largest request head accepted
+		MaxRequestBodySize:           callrecord.MaxBodyBytes, // the one body the API takes: a call record batch
 		DisablePreParseMultipartForm: true,
 		CloseOnShutdown:              true,
 		ErrorHandler:                 runtimeapi.RequestError,

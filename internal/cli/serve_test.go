@@ -218,7 +218,7 @@ func TestServeRuntimeAPIListener(t *testing.T) {
 		want string
 	}{
 		{"GET /api/v1/keys HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 20<<10) + "\r\n\r\n", "HTTP/1.1 431 "},
-		{"POST /api/v1/bundle HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n" + strings.Repeat("a", 100000), "HTTP/1.1 413 "},
+		{"POST /api/v1/bundle HTTP/1.1\r\nHost: x\r\nContent-Length: 400000\r\n\r\n" + strings.Repeat("a", 400000), "HTTP/1.1 413 "},
 		{"GARBAGE\r\n\r\n", "HTTP/1.1 400 "},
 	} {
 		head, body := rawRequest(t, strings.TrimPrefix(api, "http://"), tt.raw)

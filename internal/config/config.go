@@ -37,6 +37,9 @@ type Config struct {
 	// RuntimeStaleAfter flags a runtime instance on the Runtimes page when
 	// it has not fetched a bundle for this long (0 means 10m).
 	RuntimeStaleAfter time.Duration `name:"runtime-stale-after" env:"TOOLGATE_RUNTIME_STALE_AFTER" default:"10m" help:"Flag runtime instances that have not fetched a bundle for this long."`
+	// CallRecordsRetention is how long the call records runtimes report
+	// are kept (README "Call records").
+	CallRecordsRetention time.Duration `name:"call-records-retention" env:"TOOLGATE_CALL_RECORDS_RETENTION" default:"720h" help:"Keep the call records runtimes report for this long (pruned hourly), e.g. 720h for 30 days."`
 	// ApproverIndependence is R10's window: the acts that make one account
 	// control another count for this long (approval.Independence; 0 means
 	// 168h, 7 days).
@@ -136,6 +139,9 @@ func (c Config) Validate() error {
 	}
 	if c.SessionMaxAge < c.SessionIdle {
 		errs = append(errs, fmt.Errorf("--session-max-age / TOOLGATE_SESSION_MAX_AGE %s: want at least the idle timeout (%s)", c.SessionMaxAge, c.SessionIdle))
+	}
+	if c.CallRecordsRetention < 0 {
+		errs = append(errs, fmt.Errorf("--call-records-retention / TOOLGATE_CALL_RECORDS_RETENTION %s: want a positive duration, e.g. 720h", c.CallRecordsRetention))
 	}
 	if c.RuntimeStaleAfter < 0 {
 		errs = append(errs, fmt.Errorf("--runtime-stale-after / TOOLGATE_RUNTIME_STALE_AFTER %s: want a positive duration, e.g. 10m", c.RuntimeStaleAfter))

@@ -26,17 +26,17 @@ func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *e
 	p := principal.FromContext(ctx)
 	ctx, span := startCallSpan(ctx, s, name)
 	var res *executor.Result
-	var why []slog.Attr
+	byGroups := false
 	if err := r.refusal(s, name, p, r.opts.Now()); err != nil {
 		res = &executor.Result{Tool: name, Err: err}
-		if t := s.toolNamed(name); t != nil && !allowedFor(t, p) {
-			// The agent reads "not in bundle"; the operator reads why.
-			why = append(why, slog.String("refused_by", "groups"))
-		}
+		// The agent reads "not in bundle"; the operator (log line, call
+		// record) reads why.
+		t := s.toolNamed(name)
+		byGroups = t != nil && !allowedFor(t, p)
 	} else {
 		res = s.exec.Call(ctx, name, args)
 	}
-	endCallSpan(span, res, r.observe(ctx, res, why...))
+	endCallSpan(span, res, r.observe(ctx, res, args, byGroups))
 	return res
 }
 
@@ -143,9 +143,10 @@ func (r *Runtime) nextBoundary() (time.Duration, bool) {
 	return next, ok
 }
 
-// observe logs and counts one finished call (extra attributes go on the
-// log line) and returns its class label.
-func (r *Runtime) observe(ctx context.Context, res *executor.Result, extra ...slog.Attr) string {
+// observe logs, counts and records (records.go) one finished call and
+// returns its class label; byGroups says the principal's groups refused it.
+func (r *Runtime) observe(ctx context.Context, res *executor.Result, args map[string]any, byGroups bool) string {
+	r.recordCall(ctx, res, args, byGroups)
 	class := ClassOK
 	if res.Err != nil {
 		class = string(res.Err.Class)
@@ -161,7 +162,9 @@ func (r *Runtime) observe(ctx context.Context, res *executor.Result, extra ...sl
 	if p := principal.FromContext(ctx); p.Authenticated() {
 		attrs = append(attrs, slog.String("principal", string(p.Kind)+":"+p.Subject), slog.Any("groups", p.Groups))
 	}
-	attrs = append(attrs, extra...)
+	if byGroups {
+		attrs = append(attrs, slog.String("refused_by", "groups"))
+	}
 	r.log.LogAttrs(ctx, level, "tool call", attrs...)
 	return class
 }

@@ -244,7 +244,7 @@ func (r *Runtime) toolHandler(name string) mcp.ToolHandler {
 		if err != nil {
 			res := &executor.Result{Tool: name, Err: &executor.Error{Class: executor.ClassInvalidArguments,
 				Message: err.Error(), Instruction: "Pass the arguments as one JSON object matching the tool's inputSchema."}}
-			r.observe(ctx, res)
+			r.observe(ctx, res, nil, false)
 			return toolResult(res), nil
 		}
 		return toolResult(r.Call(ctx, name, args)), nil

@@ -139,6 +139,7 @@ type Runtime struct {
 	listMu   sync.Mutex
 	listed   map[string]*listing // tools currently registered with server
 	metrics  *metrics
+	records  *callRecords // records.go
 	execOpts executor.Options
 
 	allowedOrigins map[string]bool
@@ -182,6 +183,7 @@ func New(opts Options) (*Runtime, error) {
 		r.execOpts.Schemas = executor.NewSchemas()
 	}
 	r.metrics = newMetrics(r)
+	r.records = newCallRecords(r.metrics.reg)
 	r.server = newMCPServer(opts)
 	r.server.AddReceivingMiddleware(r.filterList)
 	if err := r.loadKeys(); err != nil {

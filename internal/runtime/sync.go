@@ -159,7 +159,9 @@ func (r *Runtime) Sync(ctx context.Context) error {
 	}
 	cur := r.snap.Load()
 	if r.registry != nil {
-		return r.syncRegistry(ctx, r.registry, *keys, cur)
+		err := r.syncRegistry(ctx, r.registry, *keys, cur)
+		r.sendCallRecords(ctx) // to the console that gets the fleet report, when one is configured
+		return err
 	}
 	var etag string
 	var running int64
@@ -171,6 +173,7 @@ func (r *Runtime) Sync(ctx context.Context) error {
 		r.metrics.fetch("error")
 		return fmt.Errorf("sync: %w", err)
 	}
+	r.sendCallRecords(ctx) // the console answered: deliver call records on the same poll
 	if f.notModified || (cur != nil && signedIDOf(f.signed) == cur.signed) {
 		r.metrics.fetch("not_modified")
 		return r.confirm(cur, f.etag)

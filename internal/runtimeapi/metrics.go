@@ -25,6 +25,7 @@ type apiMetrics struct {
 	fleetEvicted  prometheus.Counter
 	fleetDropped  prometheus.Counter
 	fleetFailures prometheus.Counter
+	callRecords   prometheus.Counter
 }
 
 // Results of GET /api/v1/bundle and /api/v1/bundles/{version}.
@@ -54,7 +55,9 @@ func newAPIMetrics(st *apiState) *apiMetrics {
 		Help: "Runtime fetch records not kept because the pending batch was full."})
 	m.fleetFailures = prometheus.NewCounter(prometheus.CounterOpts{Name: "toolgate_console_fleet_flush_failures_total",
 		Help: "Batched fleet writes that failed (retried at the next flush)."})
-	m.reg.MustRegister(m.bundleResults, m.version, m.fleetWrites, m.fleetEvicted, m.fleetDropped, m.fleetFailures,
+	m.callRecords = prometheus.NewCounter(prometheus.CounterOpts{Name: "toolgate_console_call_records_stored_total",
+		Help: "Call records runtimes reported and the console stored."})
+	m.reg.MustRegister(m.bundleResults, m.version, m.fleetWrites, m.fleetEvicted, m.fleetDropped, m.fleetFailures, m.callRecords,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 	return m

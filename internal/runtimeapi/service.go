@@ -38,6 +38,9 @@ type Config struct {
 	// InstancesPerToken bounds the instance rows one token keeps; 0 means
 	// store.DefaultInstancesPerToken.
 	InstancesPerToken int
+	// CallRecordRetention is how long call records are kept (pruned
+	// hourly); 0 means 30 days.
+	CallRecordRetention time.Duration
 }
 
 // defaultPoll is Config.PollInterval when zero.
@@ -55,6 +58,8 @@ type Service struct {
 	metrics *apiMetrics
 	cache   bundleCache
 	fleet   *fleetRecorder
+	// retention is how long call records are kept (call_records.go).
+	retention time.Duration
 	// stop ends the background loop (poll and fleet flushes); done is
 	// closed when it has.
 	stop context.CancelFunc
@@ -75,6 +80,10 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	s.fleet = newFleetRecorder(cfg.Store, cfg.Logger, s.metrics)
 	if cfg.InstancesPerToken > 0 {
 		s.fleet.perToken = cfg.InstancesPerToken
+	}
+	s.retention = cfg.CallRecordRetention
+	if s.retention <= 0 {
+		s.retention = defaultCallRecordRetention
 	}
 	s.api = s.newAPI()
 	poll := cfg.PollInterval
@@ -103,13 +112,15 @@ func (s *Service) InstancesPerToken() int { return s.fleet.perToken }
 // Flush writes the fleet records pending in memory now.
 func (s *Service) Flush(ctx context.Context) { s.fleet.flush(ctx) }
 
-// background polls the database for other processes' changes and flushes
-// fleet records until ctx ends.
+// background polls the database for other processes' changes, flushes
+// fleet records and prunes call records until ctx ends.
 func (s *Service) background(ctx context.Context, poll time.Duration) {
 	defer close(s.done)
-	pollT, flushT := time.NewTicker(poll), time.NewTicker(fleetFlushEvery)
+	pollT, flushT, pruneT := time.NewTicker(poll), time.NewTicker(fleetFlushEvery), time.NewTicker(pruneEvery)
 	defer pollT.Stop()
 	defer flushT.Stop()
+	defer pruneT.Stop()
+	s.pruneCallRecords(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -120,6 +131,8 @@ func (s *Service) background(ctx context.Context, poll time.Duration) {
 			}
 		case <-flushT.C:
 			s.fleet.flush(ctx)
+		case <-pruneT.C:
+			s.pruneCallRecords(ctx)
 		}
 	}
 }
