@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/callrecord"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/principal"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/runtime"
@@ -36,6 +37,12 @@ func TestCallRecordsFromARuntime(t *testing.T) {
 		Path: "/orders/{order_id}", Class: risk.Read, Exposed: true})
 	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "orders", Name: "delete_order", Method: "DELETE",
 		Path: "/orders/{order_id}", Class: risk.Destructive})
+	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "orders", Origin: up.URL, Name: "billing_order", Method: "GET",
+		Path: "/billing/{order_id}", Class: risk.Read, Exposed: true,
+		Policy: &policy.Policy{Exposed: true, Groups: []string{"billing"}}})
+	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "orders", Origin: up.URL, Name: "frozen_order", Method: "GET",
+		Path: "/frozen/{order_id}", Class: risk.Read, Exposed: true,
+		Policy: &policy.Policy{Exposed: true, Conditions: []policy.Condition{{Effect: policy.ConditionDeny, Expr: "true", Message: "frozen"}}}})
 	a.publish("first")
 	console := httptest.NewServer(a.srv)
 	t.Cleanup(console.Close)
@@ -56,12 +63,18 @@ func TestCallRecordsFromARuntime(t *testing.T) {
 	if res := rt.Call(agent, "delete_order", map[string]any{"order_id": secret}); res.Err == nil || hits.Load() != 1 {
 		t.Fatalf("denied call: %+v, %d upstream hits", res, hits.Load())
 	}
+	// Outside the tool's groups, and refused by a condition: nothing sent.
+	for _, name := range []string{"billing_order", "frozen_order"} {
+		if res := rt.Call(agent, name, map[string]any{"order_id": secret}); res.Err == nil || hits.Load() != 1 {
+			t.Fatalf("%s: %+v, %d upstream hits", name, res, hits.Load())
+		}
+	}
 	if err := rt.Sync(ctx); err != nil { // delivers the records
 		t.Fatal(err)
 	}
 
 	recs, total, err := a.db.CallRecordsPage(ctx, store.CallRecordFilter{Limit: 10})
-	if err != nil || total != 2 {
+	if err != nil || total != 4 {
 		t.Fatalf("stored %d records: %v", total, err)
 	}
 	stored, _ := json.Marshal(recs)
@@ -82,8 +95,14 @@ func TestCallRecordsFromARuntime(t *testing.T) {
 	wantHTML(t, denied.Body.String(), count("tr[data-testid=call-row]", 1),
 		in("tr[data-testid=call-row]", in("[data-testid=decision].warn", hasText("denied_exposure")),
 			in("[data-testid=outcome]", hasText("TOOL_NOT_EXPOSED · 0 attempts")), in("[data-testid=arguments-digest]", hasAttr("title", digest))))
+	for tool, want := range map[string]string{"billing_order": "denied_group · TOOL_NOT_EXPOSED", "frozen_order": "denied_condition · POLICY_DENIED"} {
+		page := a.do(request{method: "GET", path: "/calls?tool=" + tool, cookie: viewer})
+		decision, class, _ := strings.Cut(want, " · ")
+		wantHTML(t, page.Body.String(), count("tr[data-testid=call-row]", 1),
+			in("tr[data-testid=call-row]", in("[data-testid=decision]", hasText(decision)), in("[data-testid=outcome]", hasText(class))))
+	}
 	byWho := a.do(request{method: "GET", path: "/calls?principal=token:agent-7", cookie: viewer})
-	wantHTML(t, byWho.Body.String(), count("tr[data-testid=call-row]", 2))
+	wantHTML(t, byWho.Body.String(), count("tr[data-testid=call-row]", 4))
 	for _, page := range []string{allowed.Body.String(), denied.Body.String(), byWho.Body.String()} {
 		if strings.Contains(page, secret) {
 			t.Fatal("a Calls page shows the argument value")

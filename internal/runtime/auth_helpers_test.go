@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/agentauth"
+	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/sampleapi"
 	"github.com/toolgate/toolgate/internal/testing/oidctest"
 	"github.com/toolgate/toolgate/internal/testing/syncbuf"
@@ -44,6 +45,12 @@ func (f *authFixture) upstreamHeaders() []http.Header {
 // newAuthFixture serves a runtime behind the endpoint cfg describes.
 func newAuthFixture(t *testing.T, cfg agentauth.Config) *authFixture {
 	t.Helper()
+	return newAuthFixtureWith(t, cfg, getOrderTool())
+}
+
+// newAuthFixtureWith is newAuthFixture with the bundle's tools.
+func newAuthFixtureWith(t *testing.T, cfg agentauth.Config, tools ...bundle.ToolInput) *authFixture {
+	t.Helper()
 	f := &authFixture{logs: &syncbuf.Buffer{}}
 	api := sampleapi.New(sampleapi.Options{Seed: true})
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +63,7 @@ func newAuthFixture(t *testing.T, cfg agentauth.Config) *authFixture {
 	k := testKey(t, 1)
 	con := newFakeConsole(t, keySet(k))
 	clk := newClock()
-	con.publish(signBundle(t, k, 1, clk.Now(), 0, up.URL, getOrderTool()))
+	con.publish(signBundle(t, k, 1, clk.Now(), 0, up.URL, tools...))
 	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL, logs: f.logs})
 	mustSync(t, r)
 	ep, err := agentauth.NewEndpoint(cfg)
