@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/httpcheck"
 )
 
 // newPublishApp is newTestApp with a signing key directory, as serve has.
@@ -24,13 +24,6 @@ func newPublishApp(t *testing.T, opts ...func(*Deps)) *testApp {
 
 // bearer is the header of a runtime's fetch: its token and more
 // key/value pairs.
-func bearer(token string, more ...string) map[string]string {
-	h := map[string]string{"Authorization": "Bearer " + token}
-	for i := 0; i+1 < len(more); i += 2 {
-		h[more[i]] = more[i+1]
-	}
-	return h
-}
 
 // exposeTool adds an exposed READ tool of the "orders" source.
 func (a *testApp) exposeTool(name string) {
@@ -40,32 +33,11 @@ func (a *testApp) exposeTool(name string) {
 }
 
 func (a *testApp) publish(note string) *store.BundleRecord {
-	a.t.Helper()
-	k, err := a.srv.pub.keys.Active(context.Background())
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	rec, err := a.db.Publish(context.Background(), store.PublishRequest{Actor: "test", Note: note, Key: k})
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return rec
+	return storetest.Publish(a.t, a.db, a.srv.pub.keys, note)
 }
 
-func (a *testApp) token(name string) string {
-	a.t.Helper()
-	_, secret, err := a.db.CreateRuntimeToken(context.Background(), "test", name)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return secret
-}
+func (a *testApp) token(name string) string { return storetest.RuntimeToken(a.t, a.db, name) }
 
-func (a *testApp) keySet() bundle.KeySet {
-	a.t.Helper()
-	ks, err := a.srv.pub.keys.PublicKeys(context.Background())
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return ks
-}
+func (a *testApp) keySet() bundle.KeySet { return storetest.PublicKeys(a.t, a.srv.pub.keys) }
+
+var bearer = httpcheck.Bearer

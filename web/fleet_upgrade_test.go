@@ -14,7 +14,6 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/policy"
-	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/runtime"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/store/storetest"
@@ -33,12 +32,7 @@ func newFleetApp(t *testing.T) *fleetApp {
 	t.Helper()
 	a := newPublishApp(t)
 	a.exposeTool("list_orders")
-	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "support_orders",
-		Method: "GET", Path: "/support_orders", Class: risk.Read, Exposed: true,
-		Policy: &policy.Policy{Exposed: true, Groups: []string{"support"}}})
-	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "refund",
-		Method: "POST", Path: "/refund", Class: risk.Write, Exposed: true,
-		Policy: &policy.Policy{Exposed: true, Conditions: []policy.Condition{{Effect: policy.ConditionDeny, Expr: "false", Message: "never"}}}})
+	storetest.AddV2Tools(t, a.db)
 	f := &fleetApp{testApp: a, token: a.token("fleet"), published: a.publish("groups and conditions")}
 	srv := httptest.NewServer(a.srv)
 	t.Cleanup(srv.Close)

@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/internal/runtimeapi"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/httpcheck"
 )
 
 const (
@@ -164,18 +165,7 @@ func (a *testApp) do(r request) *httptest.ResponseRecorder {
 	return rec
 }
 
-func wantStatus(t *testing.T, rec *httptest.ResponseRecorder, want int) {
-	t.Helper()
-	if rec.Code != want {
-		t.Fatalf("status %d, want %d; body:\n%.600s", rec.Code, want, rec.Body.String())
-	}
-}
-
-func wantBody(t *testing.T, rec *httptest.ResponseRecorder, substrings ...string) {
-	t.Helper()
-	for _, s := range substrings {
-		if !strings.Contains(rec.Body.String(), s) {
-			t.Errorf("body lacks %q:\n%.800s", s, rec.Body.String())
-		}
-	}
-}
+var (
+	wantStatus = httpcheck.Status
+	wantBody   = httpcheck.Body
+)

@@ -9,8 +9,6 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/toolgate/toolgate/internal/bundle"
-	"github.com/toolgate/toolgate/internal/policy"
-	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
@@ -20,12 +18,7 @@ func newSchemaApp(t *testing.T) (a *testApp, token string) {
 	t.Helper()
 	a = newPublishApp(t)
 	a.exposeTool("list_orders")
-	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "support_orders",
-		Method: "GET", Path: "/support_orders", Class: risk.Read, Exposed: true,
-		Policy: &policy.Policy{Exposed: true, Groups: []string{"support"}}})
-	storetest.MustAddTool(t, a.db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: "refund",
-		Method: "POST", Path: "/refund", Class: risk.Write, Exposed: true,
-		Policy: &policy.Policy{Exposed: true, Conditions: []policy.Condition{{Effect: policy.ConditionDeny, Expr: "false", Message: "never"}}}})
+	storetest.AddV2Tools(t, a.db)
 	return a, a.token("fleet")
 }
 

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/store/storetest"
+	"github.com/toolgate/toolgate/internal/testing/httpcheck"
 )
 
 // testApp is a Service over a real SQLite database with a signing key
@@ -94,56 +94,15 @@ func (a *testApp) exposeTool(name string) {
 }
 
 func (a *testApp) publish(note string) *store.BundleRecord {
-	a.t.Helper()
-	k, err := a.keys.Active(context.Background())
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	rec, err := a.db.Publish(context.Background(), store.PublishRequest{Actor: "test", Note: note, Key: k})
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return rec
+	return storetest.Publish(a.t, a.db, a.keys, note)
 }
 
-func (a *testApp) token(name string) string {
-	a.t.Helper()
-	_, secret, err := a.db.CreateRuntimeToken(context.Background(), "test", name)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return secret
-}
+func (a *testApp) token(name string) string { return storetest.RuntimeToken(a.t, a.db, name) }
 
-func (a *testApp) keySet() bundle.KeySet {
-	a.t.Helper()
-	ks, err := a.keys.PublicKeys(context.Background())
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	return ks
-}
+func (a *testApp) keySet() bundle.KeySet { return storetest.PublicKeys(a.t, a.keys) }
 
-func bearer(token string, more ...string) map[string]string {
-	h := map[string]string{"Authorization": "Bearer " + token}
-	for i := 0; i+1 < len(more); i += 2 {
-		h[more[i]] = more[i+1]
-	}
-	return h
-}
-
-func wantStatus(t *testing.T, rec *httptest.ResponseRecorder, want int) {
-	t.Helper()
-	if rec.Code != want {
-		t.Fatalf("status %d, want %d; body:\n%.600s", rec.Code, want, rec.Body.String())
-	}
-}
-
-func wantBody(t *testing.T, rec *httptest.ResponseRecorder, substrings ...string) {
-	t.Helper()
-	for _, s := range substrings {
-		if !strings.Contains(rec.Body.String(), s) {
-			t.Errorf("body lacks %q:\n%.800s", s, rec.Body.String())
-		}
-	}
-}
+var (
+	bearer     = httpcheck.Bearer
+	wantStatus = httpcheck.Status
+	wantBody   = httpcheck.Body
+)
