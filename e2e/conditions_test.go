@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"testing"
 
 	"github.com/playwright-community/playwright-go"
@@ -9,7 +8,6 @@ import (
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
-	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
@@ -17,11 +15,7 @@ import (
 // into the running app's database.
 func seedGuardedDelete(t *testing.T, a *app) {
 	t.Helper()
-	db, err := store.Open(context.Background(), config.DBPath(a.dataDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, config.DBPath(a.dataDir))
 	p := policy.NewToolPolicy("DELETE", risk.Destructive, policy.BuiltinDefaults())
 	p.Exposed = true
 	p.Conditions = []policy.Condition{{Effect: policy.ConditionDeny, Expr: "args.id == 'ord_1'", Message: "ord_1 is kept"}}
