@@ -225,6 +225,7 @@ bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCallCondition$$' -benchtime 3000x -count 3 -timeout 10m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkEvaluate$$' -benchtime 20000x -count 3 ./internal/condition
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCallAuthenticated$$' -benchtime 2000x -timeout 15m ./internal/runtime
+	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCallGuarded$$' -benchtime 2000x -timeout 15m ./internal/runtime
 
 # Publish-to-runtime latency via the OCI registry vs via the console, in one
 # run (both runtimes see every publish): OCI_POLL is both runtimes' poll

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/agentauth"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/testing/oidctest"
 )
 
@@ -62,6 +63,53 @@ func BenchmarkMCPToolCallAuthenticated(b *testing.B) {
 				b.ReportMetric(float64(auth)/float64(plain), "ratio")
 			})
 		}
+	}
+}
+
+// BenchmarkMCPToolCallGuarded is a tools/call under both new guards at
+// once — an OIDC JWT verified (then cached) and the tool's two CEL
+// conditions evaluated — against the same call as before them (no
+// authentication, no condition), interleaved in one loop: the ratio the
+// README reports for agent identity with argument conditions.
+func BenchmarkMCPToolCallGuarded(b *testing.B) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(itemJSON)
+	}))
+	b.Cleanup(up.Close)
+	p := oidctest.Start(b)
+	p.AddAgent(oidctest.Agent{ID: "bench-agent", Secret: "s", Audience: []string{testResource}, Groups: []string{"ops"},
+		Lifetime: time.Hour})
+	jwt, err := p.AgentToken(context.Background(), "bench-agent", "s")
+	if err != nil {
+		b.Fatal(err)
+	}
+	o, err := agentauth.NewOIDC(agentauth.OIDCSettings{Issuer: p.Issuer, Audience: testResource})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Both conditions let the agent's call through (it must reach the
+	// upstream like the call it is compared with).
+	conds := []policy.Condition{benchConditions[0], {Effect: policy.ConditionAllowOnly,
+		Expr: "size(args.item_id) <= 64 && 'ops' in principal.groups", Message: "ops only"}}
+	guarded := authenticatedURL(b, benchRuntimeWith(b, up.URL, getItemTool(conds)), agentauth.Config{OIDC: o})
+	before := httptest.NewServer(benchRuntime(b, up.URL).MCPHandler())
+	b.Cleanup(before.Close)
+	for _, c := range []int{1, 8} {
+		b.Run(fmt.Sprintf("c=%d", c), func(b *testing.B) {
+			pairs := make([][2]*mcp.ClientSession, c)
+			for i := range pairs {
+				pairs[i] = [2]*mcp.ClientSession{dialBearer(b, guarded, jwt), dialMCP(b, before.URL)}
+			}
+			g, plain := alternateCalls(b, pairs)
+			if res, err := pairs[0][0].CallTool(context.Background(), &mcp.CallToolParams{Name: "getItem",
+				Arguments: map[string]any{"item_id": "42"}}); err != nil || res.IsError {
+				b.Fatalf("the guarded call was refused: %v %+v", err, res)
+			}
+			b.ReportMetric(float64(g.Microseconds())/float64(b.N*c), "guarded-us")
+			b.ReportMetric(float64(plain.Microseconds())/float64(b.N*c), "before-us")
+			b.ReportMetric(float64(g)/float64(plain), "ratio")
+		})
 	}
 }
 

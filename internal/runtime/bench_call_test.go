@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
 )
 
@@ -95,8 +96,12 @@ func runtimeEndpoint(b *testing.B, upstream string) string {
 
 // benchRuntime is a runtime serving one getItem tool on upstream.
 func benchRuntime(b *testing.B, upstream string) *Runtime {
+	return benchRuntimeWith(b, upstream, getItemTool(nil))
+}
+
+// benchRuntimeWith is benchRuntime serving tool instead.
+func benchRuntimeWith(b *testing.B, upstream string, tool bundle.ToolInput) *Runtime {
 	k := testKey(b, 1)
-	tool := getItemTool(nil)
 	con := newFakeConsole(b, keySet(k))
 	con.publish(signBundle(b, k, 1, time.Now(), 0, upstream, tool))
 	r, err := New(Options{ConsoleURL: con.URL, Token: testToken, DataDir: b.TempDir(), TrustedKeys: keySet(k)})
