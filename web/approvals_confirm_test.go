@@ -29,8 +29,8 @@ func TestDuplicateRequestRefusedWithALink(t *testing.T) {
 	expose.Set("reason", "asked again, in other words")
 	rec := a.post(a.sessionCookie("admin"), "/tools/orders_delete/actions/expose", expose)
 	wantStatus(t, rec, 409)
-	wantBody(t, rec, `data-testid="form-error"`, "The same change is already waiting for a decision: request #"+first+
-		", asked by admin@example.com.", `href="/approvals#request-`+first+`"`, `data-testid="form-error-link"`)
+	wantPage(t, rec, in(tid("form-error"), hasText("The same change is already waiting for a decision: request #"+first+
+		", asked by admin@example.com.")), in(tid("form-error")+" a"+tid("form-error-link"), hasAttr("href", "/approvals#request-"+first)))
 
 	retry := url.Values{"confirm_name": {"orders_delete"}, "reason": {"deletes are idempotent"}, "mode": {"assert"}, "attempts": {"3"}}
 	wantStatus(t, a.post(admin, "/tools/orders_delete/actions/retry", retry), 303)
@@ -63,10 +63,13 @@ func TestApproveConfirmShowsWhatARuntimeWillDo(t *testing.T) {
 
 	rec := a.post(approver, path, url.Values{"comment": {"checked the API docs"}})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="approve-confirm"`, `data-testid="diff"`, `data-testid="effective-policy"`,
-		"POST · up to 3 attempts", `data-testid="worst-case">8.5 s<`, "(now 4 s)",
-		`data-testid="approve-warning">Warning: only 2 of 3 attempts fit in the 10 s deadline`,
-		`name="confirm" value="yes"`, "checked the API docs", `data-testid="confirm-approve"`)
+	confirm := tid("approve-confirm")
+	wantPage(t, rec, in(confirm+" "+tid("diff")), in(confirm+" "+tid("effective-policy")+" li", hasText("POST · up to 3 attempts")),
+		in(confirm+" "+tid("worst-case"), textIs("8.5 s")), in(confirm+" p:has("+tid("worst-case")+")", hasText("(now 4 s)")),
+		in(confirm+" "+tid("approve-warning"), hasText("Warning: only 2 of 3 attempts fit in the 10 s deadline")),
+		in(confirm+` form input[type="hidden"][name="confirm"]`, hasAttr("value", "yes")),
+		in(confirm+` form textarea[name="comment"]`, textIs("checked the API docs")),
+		in(confirm+" form button"+tid("confirm-approve")))
 	if strings.Contains(rec.Body.String(), "<li>Warning:") {
 		t.Error("the warning is shown twice")
 	}
@@ -86,5 +89,5 @@ func TestApproveConfirmShowsWhatARuntimeWillDo(t *testing.T) {
 	// A second approval (another tab) lands on Approvals with the reason.
 	rec = a.post(approver, path, url.Values{})
 	wantStatus(t, rec, 409)
-	wantBody(t, rec, `data-testid="approvals"`, `data-testid="form-error"`, "This request is no longer pending (it is approved).")
+	wantPage(t, rec, in(tid("approvals")+" "+tid("form-error"), hasText("This request is no longer pending (it is approved).")))
 }

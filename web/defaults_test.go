@@ -33,13 +33,13 @@ func TestDefaultsPreviewSaveConflict(t *testing.T) {
 	admin := a.sessionCookie("admin")
 	rec := a.do(request{method: "GET", path: "/defaults", cookie: a.sessionCookie("viewer")})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="defaults-facts"`)
+	wantPage(t, rec, in("dl"+tid("defaults-facts")), none(`form[action="/defaults"]`))
 
 	v := defaultsValues(policy.BuiltinDefaults(), 0)
 	v.Set("all.deadline_ms", "20000") // changes both tools under "apply defaults"
 	rec = a.do(request{method: "POST", path: "/defaults/preview", form: v, cookie: admin, csrf: true, header: map[string]string{"HX-Request": "true"}})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="defaults-changed">2<`, "of 2")
+	wantPage(t, rec, in(tid("defaults-changed"), textIs("2")), in("p:has("+tid("defaults-changed")+")", hasText("2 of 2 existing tools")))
 
 	// Posting fields defaults do not have changes nothing R2/R10 reserves.
 	v.Set("expose_new_read_tools", "true")
@@ -62,13 +62,14 @@ func TestDefaultsPreviewSaveConflict(t *testing.T) {
 	v.Set("safe.attempts", "4")
 	rec = a.do(request{method: "POST", path: "/defaults", form: v, cookie: admin, csrf: true})
 	wantStatus(t, rec, 409)
-	wantBody(t, rec, `data-testid="defaults-conflict"`, "<code>all.deadline_ms</code>", `name="version" value="1"`)
+	wantPage(t, rec, in(tid("defaults-conflict")+" code", textIs("all.deadline_ms")),
+		in(`form[action="/defaults"] input[name="version"]`, hasAttr("value", "1")))
 
 	v.Set("version", "1")
 	v.Set("safe.attempts", "9")
 	rec = a.do(request{method: "POST", path: "/defaults", form: v, cookie: admin, csrf: true})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, `id="pf-safe.attempts"`, `data-testid="field-error"`)
+	wantPage(t, rec, in(`[id="pf-safe.attempts"]`, hasAttr("aria-invalid", "true")), in(`[id="pf-safe.attempts-error"]`+tid("field-error")))
 	if cur, _ := a.db.ProjectDefaults(ctx); cur.Version != 1 {
 		t.Fatalf("version %d after refused saves, want 1", cur.Version)
 	}

@@ -120,9 +120,11 @@ func TestReimportRugPullSuspendsAnApprovedDestructiveTool(t *testing.T) {
 	next := strings.Replace(strings.Replace(petsDoc(""), "summary: Delete a pet", "summary: "+rugPull, 1),
 		"summary: Add a pet", "summary: Add a pet <b>now</b>", 1)
 	body, digest := a.reimport(next)
-	wantBody(t, httpBody(body), `data-testid="definition-deletePet"`, `data-testid="description-diff"`,
-		"- Delete a pet", "+ "+rugPull, "Exposure suspended", "a security approver must approve its exposure again",
-		"Any pending change request for this tool becomes void", "+ Add a pet &lt;b&gt;now&lt;/b&gt;")
+	wantHTML(t, body, in(tid("definition-deletePet")+" "+tid("description-diff"), hasText("- Delete a pet"), hasText("+ "+rugPull)),
+		in(tid("definition-deletePet"), hasText("Any pending change request for this tool becomes void")),
+		in(tid("diff-changed")+" "+tid("suspend-notice"), hasText("Exposure suspended"),
+			hasText("a security approver must approve its exposure again")),
+		in(tid("definition-createPet")+" "+tid("description-diff"), hasText("+ Add a pet <b>now</b>")))
 	if strings.Contains(body, "No operation changes") || strings.Contains(body, "<b>now</b>") {
 		t.Error("the preview hides the change or renders imported text as HTML")
 	}
@@ -151,7 +153,8 @@ func TestReimportRugPullSuspendsAnApprovedDestructiveTool(t *testing.T) {
 	wantStatus(t, a.requestAction("deletePet", "expose", url.Values{}).ResponseRecorder, 303)
 	pinned := requestsOf(t, a, "deletePet")[0].DefinitionDigest
 	rec = a.do(request{method: "GET", path: "/approvals", cookie: a.sessionCookie("approver")})
-	wantBody(t, rec, `data-testid="pinned-digest"`, pinned[:len("sha256:")+12])
+	wantPage(t, rec, in(tid("approval-request")+" "+tid("pinned-digest")+" code", hasText(pinned[:len("sha256:")+12]),
+		hasAttr("title", pinned)))
 	a.approveAll()
 	tool := bundleTool(a.publishForm(), "deletePet")
 	if tool == nil || !strings.Contains(tool.Description, rugPull) || tool.Digest != pinned || pinned == "" {
@@ -182,11 +185,14 @@ func TestReimportWriteToolNeedsConfirmation(t *testing.T) {
 	next := strings.Replace(petsDoc(""), "post: {operationId: createPet, summary: Add a pet,",
 		"post: {operationId: createPet, summary: Add a pet, requestBody: {required: true, content: {application/json: {schema: {type: object, properties: {ownerEmail: {type: string}}}}}},", 1)
 	body, digest := a.reimport(next)
-	wantBody(t, httpBody(body), `data-testid="schema-diff"`, "ownerEmail", `data-testid="confirm-createPet"`, `name="confirm_definition"`)
+	wantHTML(t, body, in(tid("definition-createPet")+" "+tid("schema-diff"), hasText("ownerEmail")),
+		in(`form[action="/sources/pets/apply"] `+tid("confirm-createPet")+` input[type="checkbox"][name="confirm_definition"]`,
+			hasAttr("value", "createPet")))
 
 	rec := a.applyImport(digest, "1")
 	wantStatus(t, rec.ResponseRecorder, 422)
-	wantBody(t, rec.ResponseRecorder, `data-testid="apply-error"`, "confirm the new definitions", `data-testid="schema-diff"`)
+	wantPage(t, rec.ResponseRecorder, in(tid("apply-error"), hasText("confirm the new definitions")),
+		in(tid("definition-createPet")+" "+tid("schema-diff"), hasText("ownerEmail")))
 	if src, _ := a.db.SourceByName(ctx, "pets"); src.Revision != 1 {
 		t.Fatalf("an unconfirmed import was applied (revision %d)", src.Revision)
 	}
@@ -297,5 +303,6 @@ func TestPublishWithholdsAToolTheExecutorRefuses(t *testing.T) {
 		t.Error("createOrder still exposed under a void approval")
 	}
 	page := a.do(request{method: "GET", path: "/bundles/next", cookie: a.sessionCookie("viewer")})
-	wantBody(t, page, `data-testid="withheld"`, "listPets", "The runtime&#39;s executor would refuse it", "is reserved")
+	wantPage(t, page, in(tid("withheld")+" "+tid("withheld-tool"), hasText("listPets"),
+		hasText("The runtime's executor would refuse it"), hasText("is reserved")))
 }

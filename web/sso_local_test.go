@@ -19,7 +19,9 @@ func TestLocalLoginOffAllowsOnlyBreakGlass(t *testing.T) {
 	a := newSSOApp(t, ssoOpts{localOff: true})
 	ctx := context.Background()
 	rec := a.do(request{method: "GET", path: "/login"})
-	wantBody(t, rec, `data-testid="sso-sign-in"`, `data-testid="break-glass"`, "Break-glass sign-in")
+	wantPage(t, rec, in("a"+tid("sso-sign-in"), hasText("Sign in with")),
+		in("details"+tid("break-glass")+" summary", hasText("Break-glass sign-in")),
+		in(tid("break-glass")+` form[method="post"][action="/login"] input[name="password"]`))
 
 	form := url.Values{"email": {"viewer@example.com"}, "password": {testPassword}}
 	rec = a.do(request{method: "POST", path: "/login", form: form, csrf: true})
@@ -42,7 +44,7 @@ func TestLocalLoginOffAllowsOnlyBreakGlass(t *testing.T) {
 	}
 	// Every role sees it on the dashboard.
 	rec = a.do(request{method: "GET", path: "/", cookie: a.sessionCookie("approver")})
-	wantBody(t, rec, `data-testid="break-glass-sign-ins"`, "viewer@example.com")
+	wantPage(t, rec, in(tid("break-glass-sign-ins"), hasText("viewer@example.com")))
 
 	// A managed account has no password to sign in with.
 	a.ssoSignIn("ann", "ann-pw")
@@ -61,13 +63,10 @@ func TestLocalLoginStaysWithSSO(t *testing.T) {
 	c := a.signIn("viewer@example.com", testPassword)
 	rec := a.do(request{method: "GET", path: "/", cookie: c})
 	wantStatus(t, rec, http.StatusOK)
-	if strings.Contains(rec.Body.String(), "break-glass-sign-ins") {
-		t.Error("dashboard warns of break-glass sign-ins nobody made")
-	}
+	wantPage(t, rec, none(tid("break-glass-sign-ins"))) // no warning of break-glass sign-ins nobody made
 	rec = a.do(request{method: "GET", path: "/login"})
-	if strings.Contains(rec.Body.String(), `data-testid="break-glass"`) {
-		t.Error("break-glass section shown while local sign-in is on")
-	}
+	// No break-glass section while local sign-in is on: the password form is the page's own.
+	wantPage(t, rec, in(tid("sso-sign-in")), none(tid("break-glass")), in(`form[action="/login"] input[name="password"]`))
 }
 
 // TestManagedAccountEditsRefused: the console refuses to set a managed
@@ -91,7 +90,7 @@ func TestManagedAccountEditsRefused(t *testing.T) {
 	rec = a.post(ann, "/account/password", url.Values{"current": {"x"}, "password": {testPassword}, "password_confirm": {testPassword}})
 	wantStatus(t, rec, http.StatusBadRequest)
 	wantBody(t, rec, "managed by "+ssoName)
-	wantBody(t, a.do(request{method: "GET", path: "/account", cookie: ann}), `data-testid="managed-by"`)
+	wantPage(t, a.do(request{method: "GET", path: "/account", cookie: ann}), in(tid("managed-by")+" strong", textIs(ssoName)))
 
 	rec = a.post(bc, userPath(a.users["viewer"], "roles"), url.Values{"role": {"approver"}})
 	wantStatus(t, rec, http.StatusForbidden)

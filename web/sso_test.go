@@ -18,7 +18,7 @@ import (
 func TestSSOSignInCreatesUserJustInTime(t *testing.T) {
 	a := newSSOApp(t, ssoOpts{requireVerify: true})
 	rec := a.do(request{method: "GET", path: "/login"})
-	wantBody(t, rec, `data-testid="sso-sign-in"`, "Sign in with "+ssoName)
+	wantPage(t, rec, in("a"+tid("sso-sign-in"), textIs("Sign in with "+ssoName)))
 	authURL, flow := a.begin("/tools")
 	if q, _ := url.Parse(authURL); q.Query().Get("code_challenge_method") != "S256" || q.Query().Get("nonce") == "" {
 		t.Fatalf("authorization URL without PKCE or nonce: %s", authURL)
@@ -48,7 +48,7 @@ func TestSSOSignInCreatesUserJustInTime(t *testing.T) {
 	rec = a.do(request{method: "GET", path: "/users", cookie: a.sessionCookie("admin")})
 	wantBody(t, rec, "managed by "+ssoName)
 	rec = a.do(request{method: "GET", path: "/users/" + itoa(u.ID), cookie: a.sessionCookie("admin")})
-	wantBody(t, rec, `data-testid="managed-by"`)
+	wantPage(t, rec, in(tid("managed-by")+" strong", textIs(ssoName)))
 	if strings.Contains(rec.Body.String(), "/roles\"") || strings.Contains(rec.Body.String(), "Reset password") {
 		t.Error("the edit page of a managed account offers role or password forms")
 	}
@@ -76,7 +76,7 @@ func TestSSOGroupRemovalTakesTheRoleAway(t *testing.T) {
 	u, flow := a.begin("/")
 	rec := a.callback(a.atProvider(u, "ann", "ann-pw"), flow)
 	wantStatus(t, rec, http.StatusForbidden)
-	wantBody(t, rec, `data-testid="sso-failure"`, "none of the groups")
+	wantPage(t, rec, in(tid("sso-failure"), hasText("none of the groups")))
 	wantStatus(t, a.do(request{method: "GET", path: "/", cookie: second}), http.StatusSeeOther)
 }
 
@@ -162,7 +162,7 @@ func TestSSOCallbackRefusals(t *testing.T) {
 			q, c := tc.run(a)
 			rec := a.callback(q, c)
 			wantStatus(t, rec, tc.status)
-			wantBody(t, rec, `data-testid="sso-failure"`, "Sign-in with "+ssoName+" did not work")
+			wantPage(t, rec, in(tid("sso-failure"), hasText("Sign-in with "+ssoName+" did not work")))
 			noSecrets(t, rec.Body.String(), q)
 			if strings.Contains(rec.Body.String(), "<script>x") {
 				t.Error("the provider's text reached the page")

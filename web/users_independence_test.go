@@ -100,7 +100,7 @@ func TestApproverPowersNeedAnApprover(t *testing.T) {
 	wantStatus(t, a.post(admin, userPath(approver, "disabled"), url.Values{"disabled": {"true"}}), 303)
 	rec := a.post(admin, userPath(approver, "disabled"), url.Values{"disabled": {"false"}})
 	wantStatus(t, rec, 403)
-	wantPage(t, rec, in(tid("form-error"), hasText("Only a security approver can re-enable an approver")))
+	wantPage(t, rec, in(tid("error-page"), hasAttr("data-status", "403"), hasText("Only a security approver can re-enable an approver")))
 	if u, _ := a.db.UserByID(context.Background(), approver.ID); !u.Disabled {
 		t.Error("refused re-enable enabled the approver")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/toolgate/toolgate/internal/bundle"
 )
@@ -155,22 +154,4 @@ func TestBreakersConcurrentSwaps(t *testing.T) {
 	if up.count.Load() != reached {
 		t.Errorf("upstream saw %d more requests while the circuit was open", up.count.Load()-reached)
 	}
-}
-
-// TestBreakerStateReadsTheBreaker: the state moves with time alone (open
-// turns half-open after reset_ms with no call), and a probe closes it.
-func TestBreakerStateReadsTheBreaker(t *testing.T) {
-	up := newUpstream(t, status(503), status(200))
-	const resetMS = 30
-	e := newExecutor(t, testBundle(up.URL, testTool("t", "GET", "/x", breakerPolicy(1, 1, resetMS))), Options{})
-	if _, ok := e.BreakerState("missing"); ok {
-		t.Fatal("BreakerState reports a tool not in the bundle")
-	}
-	wantBreakerState(t, e, "t", BreakerClosed)
-	wantClass(t, e.Call(context.Background(), "t", nil), ClassServerError)
-	wantBreakerState(t, e, "t", BreakerOpen)
-	time.Sleep(resetMS * time.Millisecond * 2)
-	wantBreakerState(t, e, "t", BreakerHalfOpen)
-	wantClass(t, e.Call(context.Background(), "t", nil), "")
-	wantBreakerState(t, e, "t", BreakerClosed)
 }
