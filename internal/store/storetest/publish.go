@@ -5,15 +5,21 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/bundle"
-	"github.com/toolgate/toolgate/internal/keyring"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
+// Keys is the part of a keyring (internal/keyring, which imports this
+// package's tests) the helpers below use.
+type Keys interface {
+	Active(ctx context.Context) (bundle.SigningKey, error)
+	PublicKeys(ctx context.Context) (bundle.KeySet, error)
+}
+
 // Publish publishes the next bundle as "test", signed with keys' active
 // key.
-func Publish(tb testing.TB, db *store.DB, keys keyring.Keyring, note string) *store.BundleRecord {
+func Publish(tb testing.TB, db *store.DB, keys Keys, note string) *store.BundleRecord {
 	tb.Helper()
 	k, err := keys.Active(context.Background())
 	if err != nil {
@@ -37,7 +43,7 @@ func RuntimeToken(tb testing.TB, db *store.DB, name string) string {
 }
 
 // PublicKeys is keys' public JWK Set, as runtimes pin it.
-func PublicKeys(tb testing.TB, keys keyring.Keyring) bundle.KeySet {
+func PublicKeys(tb testing.TB, keys Keys) bundle.KeySet {
 	tb.Helper()
 	ks, err := keys.PublicKeys(context.Background())
 	if err != nil {
