@@ -46,6 +46,11 @@ func TestConditionChangeRequest(t *testing.T) {
 	shot(t, admin, "01-type-error")
 
 	must(t, admin.GetByTestId("condition-0").GetByLabel("Expression").Fill("args.id == 'ord_2'"))
+	// Editing the expression clears the last save's error from it.
+	hidden(t, errLoc)
+	if v, err := admin.GetByTestId("condition-0").GetByLabel("Expression").GetAttribute("aria-invalid"); err != nil || v != "" {
+		t.Fatalf("edited expression still aria-invalid=%q (%v)", v, err)
+	}
 	must(t, admin.GetByTestId("condition-0").GetByLabel("Message to the agent").Fill("ord_2 is kept"))
 	must(t, admin.GetByText("Try the conditions").Click())
 	must(t, admin.GetByLabel("Sample arguments (JSON)").Fill(`{"id":"ord_2"}`))

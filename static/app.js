@@ -32,3 +32,19 @@ document.addEventListener("click", async (e) => {
     say("Selected: press Ctrl+C to copy.");
   }
 });
+
+// A field shown with the error of the last save (aria-invalid, its error
+// described by an element whose id ends in "-error") loses that mark once
+// the person edits it: the error was about the value they are replacing.
+// The server checks again on the next save; the live preview says how the
+// current values fare meanwhile.
+document.addEventListener("input", (e) => {
+  const field = e.target;
+  if (!(field instanceof Element) || field.getAttribute("aria-invalid") !== "true") return;
+  field.removeAttribute("aria-invalid");
+  const ids = (field.getAttribute("aria-describedby") || "").split(/\s+/);
+  for (const id of ids.filter((id) => id.endsWith("-error"))) {
+    const err = document.getElementById(id);
+    if (err) err.hidden = true;
+  }
+});
