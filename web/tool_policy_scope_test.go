@@ -43,11 +43,14 @@ func TestPolicyEditorShowsScope(t *testing.T) {
 	seedScopedDelete(t, a)
 	rec := a.do(request{method: "GET", path: "/tools/orders_delete/policy", cookie: a.sessionCookie("admin")})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="scope-fields"`, `name="groups"`, `value="ops, billing"`,
-		`name="conditions.0.expr"`, "args.id == &#39;ord_1&#39;", `value="ord_1 is kept"`, `name="conditions.1.expr"`,
-		`data-testid="try-button"`, `hx-post="/tools/orders_delete/policy/try"`)
+	wantPage(t, rec, in(tid("scope-fields"), in(`input[name="groups"]`, hasAttr("value", "ops, billing")),
+		in(`textarea[name="conditions.0.expr"]`, textIs("args.id == 'ord_1'")),
+		in(`input[name="conditions.0.message"]`, hasAttr("value", "ord_1 is kept")),
+		in(`textarea[name="conditions.1.expr"]`, textIs(""))),
+		in(tid("try-button"), hasAttr("hx-post", "/tools/orders_delete/policy/try")))
 	rec = a.do(request{method: "GET", path: "/tools/orders_delete/policy", cookie: a.sessionCookie("viewer")})
-	wantBody(t, rec, "<dt>Groups</dt>", "ops, billing", "deny: args.id == &#39;ord_1&#39;")
+	wantPage(t, rec, none(`input[name="groups"]`), none("textarea"),
+		in("dt", textIs("Groups")), in("dd", hasText("ops, billing")), in("dd", hasText("deny: args.id == 'ord_1'")))
 }
 
 // TestConditionTypeErrorAtTheField: a condition that does not type-check
@@ -60,8 +63,9 @@ func TestConditionTypeErrorAtTheField(t *testing.T) {
 	v := scopeValues(get, "", policy.Condition{Effect: policy.ConditionDeny, Expr: "args.limit > 10", Message: "m"})
 	rec := a.do(request{method: "POST", path: "/tools/orders_delete/policy", form: v, cookie: a.sessionCookie("admin"), csrf: true})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, "A condition does not compile", `aria-describedby="pf-conditions.0.expr-error"`, `id="pf-conditions.0.expr-error"`,
-		"Line 1, column 5: undefined field &#39;limit&#39;", "args.limit &gt; 10")
+	wantPage(t, rec, in(tid("form-error"), hasText("A condition does not compile")),
+		in(`textarea[name="conditions.0.expr"]`, hasAttr("aria-describedby", "pf-conditions.0.expr-error"), textIs("args.limit > 10")),
+		in(`[id="pf-conditions.0.expr-error"]`, hasText("Line 1, column 5: undefined field 'limit'")))
 	if stored, _ := a.db.ToolPolicy(ctx, get.ToolID); stored.Version != get.Version || len(stored.Policy.Conditions) > 0 {
 		t.Fatalf("stored %+v (version %d) after a refused save", stored.Policy, stored.Version)
 	}
@@ -69,17 +73,17 @@ func TestConditionTypeErrorAtTheField(t *testing.T) {
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy/preview", form: v, cookie: a.sessionCookie("admin"), csrf: true,
 		header: map[string]string{"HX-Request": "true"}})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, `data-testid="preview-invalid"`, "conditions[0]: Line 1, column 5: undefined field")
+	wantPage(t, rec, in(tid("preview-invalid"), hasText("conditions[0]: Line 1, column 5: undefined field")))
 	// A message is required too, at the same field.
 	v = scopeValues(get, "", policy.Condition{Effect: policy.ConditionDeny, Expr: "true"})
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy", form: v, cookie: a.sessionCookie("admin"), csrf: true})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, `id="pf-conditions.0.expr-error"`, "needs a message")
+	wantPage(t, rec, in(`[id="pf-conditions.0.expr-error"]`, hasText("needs a message")))
 	// A type mismatch, not only an unknown name.
 	v = scopeValues(get, "", policy.Condition{Effect: policy.ConditionDeny, Expr: "args.id > 10", Message: "m"})
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy", form: v, cookie: a.sessionCookie("admin"), csrf: true})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, "Line 1, column 9: found no matching overload for &#39;_&gt;_&#39; applied to &#39;(string, int)&#39;")
+	wantPage(t, rec, in(`[id="pf-conditions.0.expr-error"]`, hasText("Line 1, column 9: found no matching overload for '_>_' applied to '(string, int)'")))
 }
 
 // TestScopeChangesOnADestructiveTool: narrowing the groups and adding a
@@ -108,13 +112,14 @@ func TestScopeChangesOnADestructiveTool(t *testing.T) {
 		after  string
 	}{
 		{"widen groups", scopeValues(stored, "ops, support", idDeny, extra), "ops", "ops, support"},
-		{"change a condition", scopeValues(stored, "ops", changed, extra), "deny: args.id == &#39;ord_1&#39; — ord_1 is kept", "deny: args.id == &#39;ord_2&#39; — ord_2 is kept"},
-		{"remove a condition", scopeValues(stored, "ops", extra), "deny: args.id == &#39;ord_1&#39; — ord_1 is kept", "deny: args.id.startsWith(&#39;keep_&#39;) — kept"},
+		{"change a condition", scopeValues(stored, "ops", changed, extra), "deny: args.id == 'ord_1' — ord_1 is kept", "deny: args.id == 'ord_2' — ord_2 is kept"},
+		{"remove a condition", scopeValues(stored, "ops", extra), "deny: args.id == 'ord_1' — ord_1 is kept", "deny: args.id.startsWith('keep_') — kept"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := a.do(request{method: "POST", path: "/tools/orders_delete/policy", form: c.form, cookie: admin, csrf: true})
 			wantStatus(t, rec, 200)
-			wantBody(t, rec, `data-testid="explicit-action"`, `action="/tools/orders_delete/actions/scope"`, c.before, c.after)
+			wantPage(t, rec, in(tid("explicit-action"), in(`form[action="/tools/orders_delete/actions/scope"]`),
+				hasText(c.before), hasText(c.after)))
 			if now, _ := a.db.ToolPolicy(ctx, del.ToolID); now.Version != stored.Version {
 				t.Fatalf("the save changed the policy to %+v before any approval", now.Policy)
 			}
@@ -133,8 +138,8 @@ func TestScopeChangesOnADestructiveTool(t *testing.T) {
 	}
 	rec = a.do(request{method: "GET", path: "/approvals", cookie: a.sessionCookie("approver")})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, "orders_delete", "<code>conditions[0]</code>", "deny: args.id == &#39;ord_1&#39; — ord_1 is kept",
-		"deny: args.id == &#39;ord_2&#39; — ord_2 is kept", "ord_1 may go now")
+	wantPage(t, rec, in("tr", in("code", textIs("conditions[0]")), hasText("deny: args.id == 'ord_1' — ord_1 is kept"),
+		hasText("deny: args.id == 'ord_2' — ord_2 is kept")), in("a", textIs("orders_delete")), in("p", hasText("ord_1 may go now")))
 
 	// Approved, the new expression is the policy.
 	reqs, _ := a.db.ChangeRequests(ctx, store.ChangeRequestFilter{ToolID: del.ToolID, Pending: true})
@@ -152,7 +157,7 @@ func TestScopeChangesOnADestructiveTool(t *testing.T) {
 	form.Set("conditions.0.expr", "args.id > 3")
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/actions/scope", form: form, cookie: admin, csrf: true})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, "conditions[0]: Line 1, column 9")
+	wantPage(t, rec, in(tid("form-error"), hasText("conditions[0]: Line 1, column 9")))
 }
 
 func TestConditionTryIt(t *testing.T) {
@@ -177,7 +182,7 @@ func TestConditionTryIt(t *testing.T) {
 			v.Set("try.kind", "oidc")
 			rec := a.do(request{method: "POST", path: "/tools/orders_delete/policy/try", form: v, cookie: a.sessionCookie("admin"), csrf: true, header: hx})
 			wantStatus(t, rec, 200)
-			wantBody(t, rec, `data-testid="try-result"`, c.want)
+			wantPage(t, rec, in(tid("try-result"), hasText(c.want)))
 			if strings.Contains(rec.Body.String(), "<html") {
 				t.Fatal("HTMX try returned a whole page")
 			}
@@ -189,7 +194,9 @@ func TestConditionTryIt(t *testing.T) {
 	v.Set("try.args", `{"id":"x"}`)
 	rec := a.do(request{method: "POST", path: "/tools/orders_delete/policy/try", form: v, cookie: a.sessionCookie("admin"), csrf: true})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, "<html", "conditions[0] does not compile", `id="pf-conditions.0.expr-error"`, "{&#34;id&#34;:&#34;x&#34;}")
+	wantBody(t, rec, "<html")
+	wantPage(t, rec, in(tid("try-result"), hasText("conditions[0] does not compile")), in(`[id="pf-conditions.0.expr-error"]`),
+		in(`textarea[name="try.args"]`, textIs(`{"id":"x"}`)))
 	// The editor's role rules: a viewer may not try.
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy/try", form: v, cookie: a.sessionCookie("viewer"), csrf: true, header: hx})
 	wantStatus(t, rec, 403)
