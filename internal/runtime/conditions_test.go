@@ -46,7 +46,9 @@ func TestConditionRefusesThroughMCPBeforeUpstream(t *testing.T) {
 		policy.Condition{Effect: policy.ConditionDeny, Expr: "args.amount > 100", Message: "refunds above 100 need a person"},
 		policy.Condition{Effect: policy.ConditionAllowOnly, Expr: "args.account in principal.groups", Message: "only your own accounts"})))
 	r := newRuntime(t, rtOpts{keys: keySet(k), clock: clk, console: con.URL})
-	who := principal.New(principal.OIDC, "alice", "", []string{"acct-7"})
+	var who atomic.Pointer[principal.Principal]
+	alice := principal.New(principal.OIDC, "alice", "", []string{"acct-7"})
+	who.Store(&alice)
 	r.server.AddReceivingMiddleware(asPrincipal(&who))
 	mustSync(t, r)
 	if s := r.snap.Load().bundle.Schema; s != bundle.SchemaV2 {

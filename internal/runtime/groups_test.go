@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,13 +22,14 @@ import (
 )
 
 // asPrincipal is a receiving middleware that makes every request come
-// from *who, as the endpoint's token verifier would (principal in the
-// go-sdk's TokenInfo); outermost, so filterList and the tool handlers
-// read it.
-func asPrincipal(who *principal.Principal) mcp.Middleware {
+// from the principal who holds, as the endpoint's token verifier would
+// (principal in the go-sdk's TokenInfo); outermost, so filterList and the
+// tool handlers read it. who is atomic: the SDK handles requests and
+// notifications on its own goroutines while a test switches principals.
+func asPrincipal(who *atomic.Pointer[principal.Principal]) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			extra := &mcp.RequestExtra{TokenInfo: who.TokenInfo(nil)}
+			extra := &mcp.RequestExtra{TokenInfo: who.Load().TokenInfo(nil)}
 			switch r := req.(type) {
 			case *mcp.ListToolsRequest:
 				r.Extra = extra
@@ -97,8 +99,9 @@ func TestListAndCallAgree(t *testing.T) {
 	for i := range 40 {
 		clk := newClock()
 		r := newRuntime(t, rtOpts{keys: keySet(testKey(t, 1)), clock: clk, console: "http://127.0.0.1:1"})
-		who := principal.Principal{Kind: principal.Anonymous}
-		r.server.AddReceivingMiddleware(asPrincipal(&who))
+		var current atomic.Pointer[principal.Principal]
+		current.Store(&principal.Principal{Kind: principal.Anonymous})
+		r.server.AddReceivingMiddleware(asPrincipal(&current))
 		b, err := randomCase(rng, clk.Now(), up.URL)
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +112,8 @@ func TestListAndCallAgree(t *testing.T) {
 		r.reconcile()
 		cs, _ := connect(t, r)
 		for range 3 {
-			who = randomPrincipal(rng)
+			who := randomPrincipal(rng)
+			current.Store(&who)
 			listed := names(listTools(t, cs))
 			var callable, want []string
 			for _, bt := range b.Tools {
