@@ -19,20 +19,13 @@ import (
 type countsCache struct {
 	mu        sync.Mutex
 	gen       int64
-	dashboard *dashboardCounts
+	dashboard *DashboardFacts // only the fields readDashboardCounts sets
 	totals    map[string]int
 }
 
 // maxCachedTotals bounds the tools-list totals kept per generation
 // (distinct filter combinations); past it the map starts again.
 const maxCachedTotals = 256
-
-// dashboardCounts are the dashboard's figures that depend only on the
-// publishable state.
-type dashboardCounts struct {
-	sources, lowerVerdicts, pending int
-	tools, exposed                  map[string]int
-}
 
 // at empties the cache when the generation moved past what it holds.
 // The caller holds mu.
@@ -64,12 +57,15 @@ func (db *DB) dashboardCounts(ctx context.Context, tx *sqlx.Tx, f *DashboardFact
 		}
 		c.mu.Unlock()
 	}
-	f.Sources, f.LowerVerdicts, f.Pending = d.sources, d.lowerVerdicts, d.pending
-	f.Tools, f.Exposed = maps.Clone(d.tools), maps.Clone(d.exposed)
+	f.Sources, f.LowerVerdicts, f.Pending = d.Sources, d.LowerVerdicts, d.Pending
+	f.Tools, f.Exposed = maps.Clone(d.Tools), maps.Clone(d.Exposed)
 	return nil
 }
 
-func readDashboardCounts(ctx context.Context, tx *sqlx.Tx) (*dashboardCounts, error) {
+// readDashboardCounts reads the dashboard's figures that depend only on
+// the publishable state: sources, tools and exposed tools by class, lower
+// verdicts, pending requests.
+func readDashboardCounts(ctx context.Context, tx *sqlx.Tx) (*DashboardFacts, error) {
 	f := &DashboardFacts{Tools: map[string]int{}, Exposed: map[string]int{}}
 	if err := tx.GetContext(ctx, &f.Sources, `SELECT count(*) FROM sources`); err != nil {
 		return nil, err
@@ -84,8 +80,7 @@ func readDashboardCounts(ctx context.Context, tx *sqlx.Tx) (*dashboardCounts, er
 	if err := tx.GetContext(ctx, &f.Pending, `SELECT count(*) FROM change_requests WHERE status = 'pending'`); err != nil {
 		return nil, err
 	}
-	return &dashboardCounts{sources: f.Sources, lowerVerdicts: f.LowerVerdicts, pending: f.Pending,
-		tools: f.Tools, exposed: f.Exposed}, nil
+	return f, nil
 }
 
 // toolsTotal counts the tools matching q's filter in tx, from the cache
