@@ -118,3 +118,38 @@ func TestToolCallTracedOverOTLP(t *testing.T) {
 		t.Fatalf("no tools/call span among %d received", len(rcv.Spans()))
 	}
 }
+
+// Off (no OTLP endpoint in the environment), a client's traceparent is not
+// passed on: the upstream gets no trace context from the runtime.
+func TestUntracedCallSendsNoTraceContext(t *testing.T) {
+	if telemetry.On() {
+		t.Fatal("tracing is on at the start of the test")
+	}
+	var mu sync.Mutex
+	var got []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Traceparent"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"o-1"}`))
+	}))
+	defer up.Close()
+	k := testKey(t, 1)
+	console := newFakeConsole(t, keySet(k))
+	console.publish(signBundle(t, k, 1, t0, time.Hour, up.URL, getOrderTool()))
+	r := newRuntime(t, rtOpts{console: console.URL, keys: keySet(k)})
+	mustSync(t, r)
+	cs, _ := connect(t, r)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "getOrder",
+		Arguments: map[string]any{"order_id": "o-1"},
+		Meta:      mcp.Meta{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}})
+	if err != nil || res.IsError {
+		t.Fatalf("tools/call: %v %+v", err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != "" {
+		t.Fatalf("upstream saw traceparent %q, want none while tracing is off", got)
+	}
+}
