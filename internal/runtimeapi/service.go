@@ -92,6 +92,9 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop, s.done = stop, make(chan struct{})
+	// The first prune runs before New returns: at start, and before anyone
+	// can change the store's clock under the background goroutine.
+	s.pruneCallRecords(ctx)
 	go s.background(bg, poll)
 	return s, nil
 }
@@ -113,14 +116,14 @@ func (s *Service) InstancesPerToken() int { return s.fleet.perToken }
 func (s *Service) Flush(ctx context.Context) { s.fleet.flush(ctx) }
 
 // background polls the database for other processes' changes, flushes
-// fleet records and prunes call records until ctx ends.
+// fleet records and prunes call records (hourly; New pruned once) until
+// ctx ends.
 func (s *Service) background(ctx context.Context, poll time.Duration) {
 	defer close(s.done)
 	pollT, flushT, pruneT := time.NewTicker(poll), time.NewTicker(fleetFlushEvery), time.NewTicker(pruneEvery)
 	defer pollT.Stop()
 	defer flushT.Stop()
 	defer pruneT.Stop()
-	s.pruneCallRecords(ctx)
 	for {
 		select {
 		case <-ctx.Done():
