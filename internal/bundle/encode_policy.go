@@ -59,6 +59,10 @@ func (e *bundleEncoder) policy(p *wirePolicy) error {
 	e.bool(p.Idempotent)
 	e.name(false, "max_response_bytes")
 	e.int(p.MaxResponseBytes)
+	if p.PerCall != "" {
+		e.name(false, "per_call")
+		e.str(p.PerCall)
+	}
 	e.name(false, "retry")
 	if err := e.retry(&p.Retry); err != nil {
 		return err

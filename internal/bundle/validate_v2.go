@@ -12,7 +12,7 @@ import (
 // conditionEffects are the condition effects a v2 runtime acts on: a
 // closed set, so an effect this runtime does not know is refused rather
 // than read as another one.
-var conditionEffects = []string{policy.ConditionDeny, policy.ConditionAllowOnly}
+var conditionEffects = policy.ConditionEffects
 
 // validateV2Members checks a policy's groups and conditions (doc.go): only
 // under toolgate.bundle/v2, since a v1 runtime would ignore them and serve
@@ -22,7 +22,7 @@ var conditionEffects = []string{policy.ConditionDeny, policy.ConditionAllowOnly}
 // compiles them when it loads the bundle).
 func validateV2Members(schema string, p *policy.Policy) error {
 	if schema != SchemaV2 && UsesV2(p) {
-		return fmt.Errorf("policy has groups or conditions, which only %s carries (a %s runtime would not enforce them)",
+		return fmt.Errorf("policy has groups, conditions or a per-call mode, which only %s carries (a %s runtime would not enforce them)",
 			SchemaV2, schema)
 	}
 	var errs []error
@@ -41,6 +41,9 @@ func validateV2Members(schema string, p *policy.Policy) error {
 		if strings.TrimSpace(c.Expr) == "" {
 			errs = append(errs, fmt.Errorf("policy.conditions[%d]: the expression is empty", i))
 		}
+	}
+	if policy.PerCallRank(p.PerCall) < 0 {
+		errs = append(errs, fmt.Errorf("policy.per_call: %q: want %q or %q", p.PerCall, policy.PerCallConfirm, policy.PerCallApprove))
 	}
 	return errors.Join(errs...)
 }

@@ -16,8 +16,11 @@ import (
 func KnownSchemas() []string { return []string{SchemaV1, SchemaV2} }
 
 // UsesV2 reports whether a policy needs toolgate.bundle/v2: it names groups
-// or conditions, which a v1 runtime would not enforce.
-func UsesV2(p *policy.Policy) bool { return len(p.Groups) > 0 || len(p.Conditions) > 0 }
+// or conditions, or asks a person per call, which a v1 runtime would not
+// enforce.
+func UsesV2(p *policy.Policy) bool {
+	return len(p.Groups) > 0 || len(p.Conditions) > 0 || p.PerCall != ""
+}
 
 // schemaFor is the lowest major that carries tools: v1 unless one of them
 // uses v2, so a bundle without groups or conditions keeps its v1 bytes and
@@ -77,7 +80,7 @@ type Withheld struct {
 }
 
 // WithheldV2Reason is why DowngradeV1 leaves a tool out.
-const WithheldV2Reason = "its policy has groups or conditions, which a runtime reading only " + SchemaV1 + " does not enforce"
+const WithheldV2Reason = "its policy has groups, conditions or a per-call mode, which a runtime reading only " + SchemaV1 + " does not enforce"
 
 // DowngradeV1 returns the toolgate.bundle/v1 form of a v2 bundle for the
 // runtimes that read only v1 (doc.go, "Rolling upgrade"): the same

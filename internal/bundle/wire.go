@@ -119,6 +119,8 @@ type wirePolicy struct {
 	// empty: a tool that uses neither has the same bytes in both majors.
 	Groups     []string        `json:"groups,omitempty"`
 	Conditions []wireCondition `json:"conditions,omitempty"`
+	// PerCall is a v2 member too, absent when no one is asked (R16).
+	PerCall string `json:"per_call,omitempty"`
 }
 
 // wireCondition is one member of a policy's conditions list (v2).

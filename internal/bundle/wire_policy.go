@@ -13,7 +13,7 @@ func policyToWire(p *policy.Policy) wirePolicy {
 		Retry: wireRetry{Attempts: p.Retry.Attempts, BackoffMS: p.Retry.BackoffMS, Multiplier: p.Retry.Multiplier,
 			Jitter: p.Retry.Jitter, RetryOn: p.Retry.RetryOn},
 		Breaker: wireBreaker{Threshold: p.Breaker.Threshold, ResetMS: p.Breaker.ResetMS},
-		Groups:  p.Groups, Conditions: mapList(p.Conditions, conditionToWire)}
+		Groups:  p.Groups, Conditions: mapList(p.Conditions, conditionToWire), PerCall: p.PerCall}
 	if k := p.IdempotencyKey; k != nil {
 		w.IdempotencyKey = &wireIdempotencyKey{Header: k.Header, Source: k.Source, Argument: k.Argument}
 	}
@@ -26,7 +26,7 @@ func policyFromWire(w *wirePolicy) policy.Policy {
 		Retry: policy.Retry{Attempts: w.Retry.Attempts, BackoffMS: w.Retry.BackoffMS, Multiplier: w.Retry.Multiplier,
 			Jitter: w.Retry.Jitter, RetryOn: w.Retry.RetryOn},
 		Breaker: policy.Breaker{Threshold: w.Breaker.Threshold, ResetMS: w.Breaker.ResetMS},
-		Groups:  w.Groups, Conditions: mapList(w.Conditions, conditionFromWire)}
+		Groups:  w.Groups, Conditions: mapList(w.Conditions, conditionFromWire), PerCall: w.PerCall}
 	if k := w.IdempotencyKey; k != nil {
 		p.IdempotencyKey = &policy.IdempotencyKey{Header: k.Header, Source: k.Source, Argument: k.Argument}
 	}

@@ -43,17 +43,20 @@ func validateScope(v validation, p Policy) {
 	for i, c := range p.Conditions {
 		f := ConditionField(i)
 		switch {
-		case c.Effect != ConditionDeny && c.Effect != ConditionAllowOnly:
-			v.add(f, "effect must be %q or %q (got %q)", ConditionDeny, ConditionAllowOnly, c.Effect)
+		case !slices.Contains(ConditionEffects, c.Effect):
+			v.add(f, "effect must be one of %s (got %q)", strings.Join(ConditionEffects, ", "), c.Effect)
 		case strings.TrimSpace(c.Expr) == "":
 			v.add(f, "the expression is empty")
 		case utf8.RuneCountInString(c.Expr) > MaxConditionExprLength:
 			v.add(f, "the expression may be at most %d characters long", MaxConditionExprLength)
 		case strings.TrimSpace(c.Message) == "":
-			v.add(f, "needs a message: the sentence an agent gets when this rule refuses a call")
+			v.add(f, "needs a message: the sentence an agent (or, for confirm and approve, the person asked) reads when this rule applies")
 		case utf8.RuneCountInString(c.Message) > MaxConditionMessage:
 			v.add(f, "the message may be at most %d characters long", MaxConditionMessage)
 		}
+	}
+	if PerCallRank(p.PerCall) < 0 {
+		v.add(FieldPerCall, "must be empty, %q or %q (got %q)", PerCallConfirm, PerCallApprove, p.PerCall)
 	}
 }
 
@@ -63,8 +66,12 @@ func validateScope(v validation, p Policy) {
 // list emptied), or a condition of before that after no longer has
 // unchanged. Adding conditions and removing groups from a non-empty list
 // only take something away; so does reordering conditions, since every
-// condition must let a call through whatever the order.
+// condition must let a call through whatever the order. A weaker per-call
+// mode (approve to confirm, or either to none) loosens too (R16).
 func LoosensScope(before, after Policy) bool {
+	if PerCallRank(after.PerCall) < PerCallRank(before.PerCall) {
+		return true
+	}
 	if len(before.Groups) > 0 && (len(after.Groups) == 0 || !subset(after.Groups, before.Groups)) {
 		return true
 	}

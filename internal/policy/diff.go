@@ -37,6 +37,7 @@ const (
 	// FieldConditions is the prefix of one condition's field,
 	// "conditions[0]", "conditions[1]" …
 	FieldConditions = "conditions"
+	FieldPerCall    = "per_call"
 )
 
 // Diff lists the fields that differ between two stored policies, in a fixed
@@ -71,6 +72,7 @@ func Diff(before, after Policy) []FieldChange {
 	for i := range max(len(before.Conditions), len(after.Conditions)) {
 		add(ConditionField(i), conditionText(before.Conditions, i), conditionText(after.Conditions, i))
 	}
+	add(FieldPerCall, perCallText(before.PerCall), perCallText(after.PerCall))
 	return out
 }
 
@@ -133,4 +135,12 @@ func conditionText(cs []Condition, i int) string {
 	}
 	c := cs[i]
 	return c.Effect + ": " + c.Expr + " — " + c.Message
+}
+
+// perCallText is a per-call mode as Diff shows it.
+func perCallText(mode string) string {
+	if mode == "" {
+		return "none"
+	}
+	return mode
 }

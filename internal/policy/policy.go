@@ -27,6 +27,34 @@ type Policy struct {
 	// Conditions are argument rules the runtime evaluates, in order, before
 	// any request is sent; the first that refuses decides. Bundle v2 only.
 	Conditions []Condition `json:"conditions,omitempty"`
+	// PerCall asks a person before each call (R16): "" (no one: the
+	// call runs once the tool is exposed), PerCallConfirm or
+	// PerCallApprove. Bundle v2 only.
+	PerCall string `json:"per_call,omitempty"`
+}
+
+// Per-call modes (R16), weakest first: PerCallRank orders them.
+const (
+	// PerCallConfirm: the principal (the person the agent acts for)
+	// confirms this exact call, a defence against prompt injection.
+	PerCallConfirm = "confirm"
+	// PerCallApprove: a security approver who is not the principal
+	// decides on this exact call (four eyes, R10).
+	PerCallApprove = "approve"
+)
+
+// PerCallRank orders per-call modes by how much they ask: 0 for none,
+// 1 for confirm, 2 for approve; -1 for a value that is not a mode.
+func PerCallRank(mode string) int {
+	switch mode {
+	case "":
+		return 0
+	case PerCallConfirm:
+		return 1
+	case PerCallApprove:
+		return 2
+	}
+	return -1
 }
 
 // Condition effects.
@@ -35,7 +63,22 @@ const (
 	ConditionDeny = "deny"
 	// ConditionAllowOnly refuses the call unless Expr is true.
 	ConditionAllowOnly = "allow_only"
+	// ConditionConfirm asks the principal to confirm the call when Expr
+	// is true (R16), whatever the tool's PerCall.
+	ConditionConfirm = "confirm"
+	// ConditionApprove asks a security approver when Expr is true (R16).
+	ConditionApprove = "approve"
 )
+
+// ConditionEffects are the effects a condition may have, in the order the
+// console offers them.
+var ConditionEffects = []string{ConditionDeny, ConditionAllowOnly, ConditionConfirm, ConditionApprove}
+
+// ConditionAsks reports whether a condition's effect asks a person rather
+// than refusing: confirm or approve.
+func ConditionAsks(effect string) bool {
+	return effect == ConditionConfirm || effect == ConditionApprove
+}
 
 // Condition is one argument rule: a CEL expression over args (typed from
 // the tool's input schema) and principal, with the message an agent gets
