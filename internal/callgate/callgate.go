@@ -84,6 +84,11 @@ type Request struct {
 	BundleVersion int64     `json:"bundle_version"`
 	// Instance is the runtime instance filing it (as on the fetch path).
 	Instance string `json:"instance"`
+	// Confirmed says the principal confirmed this exact call in their MCP
+	// client (an elicitation the runtime sent). Only for mode confirm: the
+	// console records the request as decided by the principal and answers
+	// Approved with a grant at once. Refused (400) for mode approve.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 // States of a call request.
