@@ -37,6 +37,10 @@ func init() {
 		{"GET", "/tokens", see, forbid, forbid, ok},
 		{"POST", "/tokens", unauth, forbid, forbid, bad}, // no name
 		{"POST", "/tokens/:name/revoke", unauth, forbid, forbid, bad},
+		{"GET", "/webhooks", see, forbid, forbid, ok},
+		{"POST", "/webhooks", unauth, forbid, forbid, 422}, // nothing filled in
+		{"GET", "/webhooks/:id", see, forbid, forbid, gone},
+		{"POST", "/webhooks/:id/delete", unauth, forbid, forbid, bad}, // not confirmed
 	}...)
 }
 

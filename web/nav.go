@@ -36,6 +36,7 @@ func navEntries() []navEntry {
 		{Label: "Defaults", Href: "/defaults", Roles: everyone},
 		{Label: "Audit", Href: "/audit", Roles: everyone},
 		{Label: "Users", Href: "/users", Roles: []auth.Role{auth.RoleAdmin}},
+		{Label: "Webhooks", Href: "/webhooks", Roles: []auth.Role{auth.RoleAdmin}},
 	}
 }
 

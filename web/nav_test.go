@@ -17,7 +17,7 @@ func TestNavOrderRolesAndActive(t *testing.T) {
 		active string
 	}{
 		{"admin sees the workflow order", []auth.Role{auth.RoleAdmin}, "/tools/orders_list",
-			[]string{"Dashboard", "Sources", "Tools", "Approvals", "Bundles", "Runtimes", "Defaults", "Audit", "Users"}, "Tools"},
+			[]string{"Dashboard", "Sources", "Tools", "Approvals", "Bundles", "Runtimes", "Defaults", "Audit", "Users", "Webhooks"}, "Tools"},
 		{"viewer has no Users", []auth.Role{auth.RoleViewer}, "/",
 			[]string{"Dashboard", "Sources", "Tools", "Approvals", "Bundles", "Runtimes", "Defaults", "Audit"}, "Dashboard"},
 		{"keys sit under Bundles", []auth.Role{auth.RoleViewer}, "/keys", nil, "Bundles"},

@@ -101,4 +101,8 @@ func (s *Server) routes() {
 	e.GET("/tokens", s.tokensPage, admin...)
 	e.POST("/tokens", s.tokensCreate, admin...)
 	e.POST("/tokens/:name/revoke", s.tokensRevoke, admin...)
+	e.GET("/webhooks", s.webhooksPage, admin...)
+	e.POST("/webhooks", s.webhooksCreate, admin...)
+	e.GET("/webhooks/:id", s.webhookLog, admin...)
+	e.POST("/webhooks/:id/delete", s.webhooksDelete, admin...)
 }

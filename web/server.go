@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/notify"
+	"github.com/toolgate/toolgate/internal/webhook"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -60,6 +62,23 @@ type Deps struct {
 	// SSO, when set, offers single sign-on with its provider and makes the
 	// store refuse console grants of the approver role (store.SignInSSO).
 	SSO *sso.Client
+	// Notifier tells approvers of new change requests (and, through the
+	// runtime API, call requests); nil means notify.Nop.
+	Notifier notify.Notifier
+	// Webhooks is how the Webhooks page stores secrets.
+	Webhooks WebhookDeps
+}
+
+// WebhookDeps is what the Webhooks page needs.
+type WebhookDeps struct {
+	// Seal seals a new webhook's signing secret with the key the
+	// dispatcher opens it with (serve passes the console's KEK). nil: a
+	// key of this process only, for a console without a dispatcher
+	// (tests).
+	Seal webhook.Sealer
+	// AllowInsecure accepts plain http beyond loopback
+	// (--webhooks-allow-http).
+	AllowInsecure bool
 }
 
 // RuntimeAPI is what the console needs of the runtime API
@@ -101,6 +120,16 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	a, err := loadAssets()
 	if err != nil {
 		return nil, err
+	}
+	if d.Notifier == nil {
+		d.Notifier = notify.Nop{}
+	}
+	if d.Webhooks.Seal == nil {
+		kek, err := ephemeralKEK()
+		if err != nil {
+			return nil, err
+		}
+		d.Webhooks.Seal = kek.Seal
 	}
 	s := &Server{deps: d, assets: a, throttle: d.Throttle, setup: &setupToken{}}
 	if s.throttle == nil {

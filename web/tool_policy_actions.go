@@ -65,7 +65,10 @@ func (s *Server) toolActionSubmit(c echo.Context) error {
 		err = proposalFromForm(rec, m, &n)
 	}
 	if err == nil {
-		_, err = s.deps.Store.CreateChangeRequest(c.Request().Context(), currentUser(c), n)
+		var cr *store.ChangeRequest
+		if cr, err = s.deps.Store.CreateChangeRequest(c.Request().Context(), currentUser(c), n); err == nil {
+			s.notifyChangeRequest(c, cr)
+		}
 	}
 	if status, errs, ok := formProblem(err); ok {
 		var dup *store.DuplicateRequestError

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/bundle"
@@ -28,6 +31,9 @@ type consoleState struct {
 	// Throttle is nil for the in-memory default.
 	Throttle *auth.Throttle
 	Shared   bool
+	// WebhookKEK seals webhook secrets: the shared KEK, or a key of the
+	// data directory (webhooks.kek).
+	WebhookKEK keyring.KEK
 }
 
 // openKeyring returns the signing keys: in the database, sealed under the
@@ -79,7 +85,11 @@ func openConsoleState(ctx context.Context, db *store.DB, dataDir, kekFile string
 	dbKeys, shared := keys.(*keyring.Database)
 	if !shared {
 		sk, err := web.LoadSessionKeys(dataDir)
-		return consoleState{Keys: keys, SessionKeys: sk}, err
+		if err != nil {
+			return consoleState{}, err
+		}
+		kek, err := localKEK(filepath.Join(dataDir, "webhooks.kek"))
+		return consoleState{Keys: keys, SessionKeys: sk, WebhookKEK: kek}, err
 	}
 	sk, err := keyring.SessionKeys(ctx, db, dbKeys.KEK)
 	if err != nil {
@@ -90,7 +100,28 @@ func openConsoleState(ctx context.Context, db *store.DB, dataDir, kekFile string
 	if err != nil {
 		return consoleState{}, err
 	}
-	return consoleState{Keys: keys, SessionKeys: sk, Throttle: auth.NewSharedThrottle(cfg, buckets), Shared: true}, nil
+	return consoleState{Keys: keys, SessionKeys: sk, Throttle: auth.NewSharedThrottle(cfg, buckets), Shared: true,
+		WebhookKEK: dbKeys.KEK}, nil
+}
+
+// localKEK loads the data directory's key for webhook secrets, creating
+// it (32 random bytes, 0600) on first use.
+func localKEK(path string) (keyring.KEK, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		var b [32]byte
+		_, _ = rand.Read(b[:])
+		_, werr := f.Write(b[:])
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return keyring.KEK{}, fmt.Errorf("webhook key %s: %w", path, werr)
+		}
+	} else if !errors.Is(err, os.ErrExist) {
+		return keyring.KEK{}, fmt.Errorf("webhook key: %w", err)
+	}
+	return keyring.LoadKEK(path)
 }
 
 // activeKeyOrExit is the active signing key, or a one-line instruction when

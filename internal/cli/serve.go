@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/webhook"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -93,6 +94,7 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
+	hooks := webhook.NewDispatcher(webhook.Config{Store: db, Logger: logger, Open: state.WebhookKEK.Open})
 	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: logger, Keys: state.Keys,
 		CallRecordRetention: cfg.CallRecordsRetention})
 	if err != nil {
@@ -100,11 +102,16 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	// web.New creates the first signing key when there is none.
 	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: state.SessionKeys,
-		Keys: state.Keys, Throttle: state.Throttle, Pusher: push, SSO: signOn, RuntimeAPI: api})
+		Keys: state.Keys, Throttle: state.Throttle, Pusher: push, SSO: signOn, RuntimeAPI: api, Notifier: hooks,
+		Webhooks: web.WebhookDeps{Seal: state.WebhookKEK.Seal, AllowInsecure: cfg.WebhooksAllowHTTP}})
 	if err != nil {
 		api.Close(ctx)
 		return err
 	}
+	hctx, stopHooks := context.WithCancel(ctx)
+	hooksDone := make(chan struct{})
+	go func() { defer close(hooksDone); hooks.Run(hctx) }()
+	defer func() { stopHooks(); <-hooksDone }()
 	if push != nil {
 		logger.Info("pushing published bundles to the registry", "target", push.Target())
 		pctx, stop := context.WithCancel(ctx)

@@ -40,6 +40,9 @@ type Config struct {
 	// CallRecordsRetention is how long the call records runtimes report
 	// are kept (README "Call records").
 	CallRecordsRetention time.Duration `name:"call-records-retention" env:"TOOLGATE_CALL_RECORDS_RETENTION" default:"720h" help:"Keep the call records runtimes report for this long (pruned hourly), e.g. 720h for 30 days."`
+	// WebhooksAllowHTTP lets webhooks use plain http beyond loopback
+	// (README "Webhooks").
+	WebhooksAllowHTTP bool `name:"webhooks-allow-http" env:"TOOLGATE_WEBHOOKS_ALLOW_HTTP" help:"Allow webhook URLs with plain http to hosts other than loopback (deliveries carry links to requests; https is the default rule)."`
 	// ApproverIndependence is R10's window: the acts that make one account
 	// control another count for this long (approval.Independence; 0 means
 	// 168h, 7 days).
