@@ -30,6 +30,10 @@ const (
 	// ClassPolicyDenied: an argument condition of the tool's policy
 	// refused the call (R15); nothing was sent.
 	ClassPolicyDenied Class = "POLICY_DENIED"
+	// ClassApprovalPending: the call waits for a person's decision (R16)
+	// that did not come within the runtime's wait; nothing was sent. The
+	// message names the call request and its console page.
+	ClassApprovalPending Class = "APPROVAL_PENDING"
 )
 
 // Error is a classified failure of a tool call. It tells the agent whether
@@ -89,6 +93,8 @@ func instruction(e *Error) string {
 		return "The API returned invalid JSON; do not assume the request failed or succeeded without reading state."
 	case ClassRejected:
 		return "The API rejected the request: correct the arguments or state it reports; do not resend it unchanged."
+	case ClassApprovalPending:
+		return "Nothing was sent: a person must decide this exact call first. Once they have, call this tool again with exactly the same arguments; other arguments are a new request."
 	case ClassPolicyDenied:
 		return "The tool's policy does not allow this call with these arguments; nothing was sent. Do not resend it unchanged: change the arguments as the message says, or ask a person."
 	}
