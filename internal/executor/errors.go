@@ -51,6 +51,11 @@ type Error struct {
 	// RetryAfterSeconds is the upstream's Retry-After (rounded up), 0 when
 	// it sent none.
 	RetryAfterSeconds int `json:"retry_after_s,omitempty"`
+	// CallRequest is the call request a person decides this call under
+	// (R16), and DecisionURL its page on the console: set by a runtime on
+	// APPROVAL_PENDING (CallRequest also on a per-call refusal).
+	CallRequest string `json:"call_request,omitempty"`
+	DecisionURL string `json:"decision_url,omitempty"`
 }
 
 // Error implements error: "CLASS: message".
