@@ -38,6 +38,8 @@ type gateConsole struct {
 	filed    []callgate.Request
 	consumes int
 	down     bool // call-request API answers 503
+	// consumeDown makes only the consume call answer 503.
+	consumeDown bool
 	// grant, when set, changes each grant before it is signed; signer
 	// replaces the bundle key it is signed with.
 	grant  func(*bundle.Grant)
@@ -153,6 +155,10 @@ func (c *gateConsole) consume(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.consumes++
+	if c.consumeDown {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+		return
+	}
 	g, err := bundle.VerifyGrant([]byte(body.Grant), c.keys, c.clock.Now())
 	switch {
 	case err != nil && strings.Contains(err.Error(), "expired"):

@@ -45,9 +45,9 @@ type gateFixture struct {
 
 type gateSetup struct {
 	tool     bundle.ToolInput
-	wait     time.Duration       // Options.DecisionWait (1 s when zero)
-	client   *mcp.ClientOptions  // nil: a client without elicitation
-	protocol string              // "" the SDK's newest
+	wait     time.Duration      // Options.DecisionWait (1 s when zero)
+	client   *mcp.ClientOptions // nil: a client without elicitation
+	protocol string             // "" the SDK's newest
 	console  func(*gateConsole) // changes the console before the first call
 }
 
@@ -210,4 +210,74 @@ func TestPerCallDecidedWhileWaiting(t *testing.T) {
 	_, out := callTool(t, f.cs, "payout", map[string]any{"amount": 1, "account": "acct-9"})
 	wantError(t, out, executor.ClassPolicyDenied, "denied by sec: not this account")
 	f.wantHits(t, 1)
+}
+
+// TestPerCallConfirmInTheClient: a confirm call from a client that
+// declared elicitation asks the principal there first, showing the exact
+// call with secrets masked — by the 2026-07-28 input_required round trip,
+// or by an elicitation request to an older client — and files nothing
+// until they answer: accept files the request as confirmed and the call
+// runs once under its grant; decline refuses it with nothing filed.
+func TestPerCallConfirmInTheClient(t *testing.T) {
+	for _, protocol := range []string{"", "2025-11-25"} {
+		for _, action := range []string{"accept", "decline", "cancel"} {
+			t.Run(protocol+"/"+action, func(t *testing.T) {
+				var shown atomic.Value
+				f := newGateFixture(t, gateSetup{tool: payoutTool(policy.PerCallConfirm), protocol: protocol,
+					client: &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+						shown.Store(req.Params.Message)
+						return &mcp.ElicitResult{Action: action}, nil
+					}}})
+				if v := f.cs.InitializeResult().ProtocolVersion; protocol == "" && v != mcp.SupportedProtocolVersions()[0] || protocol != "" && v != protocol {
+					t.Fatalf("negotiated protocol %s, want %q (the newest when empty)", v, protocol)
+				}
+				res, out := callTool(t, f.cs, "payout", someArgs)
+				msg, _ := shown.Load().(string)
+				if !strings.Contains(msg, "Tool: payout") || !strings.Contains(msg, `"acct-7"`) ||
+					!strings.Contains(msg, callgate.Masked) || strings.Contains(msg, "s3cret") {
+					t.Fatalf("elicitation %q, want the tool and arguments with the secret masked", msg)
+				}
+				if action != "accept" {
+					wantError(t, out, executor.ClassPolicyDenied, "declined by the principal")
+					f.wantHits(t, 0)
+					if n := len(f.con.filedRequests()); n != 0 {
+						t.Fatalf("%d requests filed for a declined call, want 0", n)
+					}
+					return
+				}
+				if res.IsError {
+					t.Fatalf("confirmed call = %v", out)
+				}
+				f.wantHits(t, 1)
+				if filed := f.con.filedRequests(); len(filed) != 1 || !filed[0].Confirmed || filed[0].Mode != policy.PerCallConfirm {
+					t.Fatalf("filed %+v, want one request filed as confirmed", filed)
+				}
+			})
+		}
+	}
+}
+
+// TestPerCallConfirmNeedsTheRuntimesQuestion: an answer the runtime did
+// not ask for (inputResponses without its signed request state) confirms
+// nothing; a client without elicitation is sent to the console to
+// confirm there.
+func TestPerCallConfirmNeedsTheRuntimesQuestion(t *testing.T) {
+	f := newGateFixture(t, gateSetup{tool: payoutTool(policy.PerCallConfirm),
+		client: &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}}})
+	res, err := f.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "payout", Arguments: someArgs,
+		InputResponses: mcp.InputResponseMap{confirmKey: &mcp.ElicitResult{Action: "accept"}}, RequestState: "4102444800.forged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	_ = json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out)
+	wantError(t, out, executor.ClassPolicyDenied, "does not belong to this call")
+	f.wantHits(t, 0)
+
+	plain := newGateFixture(t, gateSetup{tool: payoutTool(policy.PerCallConfirm)})
+	_, out = callTool(t, plain.cs, "payout", someArgs)
+	wantError(t, out, executor.ClassApprovalPending, "the principal")
+	plain.wantHits(t, 0)
 }
