@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/internal/callrecord"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/policy"
+	"github.com/toolgate/toolgate/internal/principal"
 	"github.com/toolgate/toolgate/internal/risk"
 )
 
@@ -49,6 +51,9 @@ type gateSetup struct {
 	client   *mcp.ClientOptions // nil: a client without elicitation
 	protocol string             // "" the SDK's newest
 	console  func(*gateConsole) // changes the console before the first call
+	// stdio connects the client through ServeStdio (as `toolgate runtime
+	// --stdio`) for the local user alice instead of in memory.
+	stdio bool
 }
 
 func newGateFixture(t *testing.T, s gateSetup) *gateFixture {
@@ -69,26 +74,55 @@ func newGateFixture(t *testing.T, s gateSetup) *gateFixture {
 	if s.wait == 0 {
 		s.wait = time.Second
 	}
-	r, err := New(Options{ConsoleURL: con.URL, Token: testToken, Name: "test-rt", DataDir: t.TempDir(),
+	opts := Options{ConsoleURL: con.URL, Token: testToken, Name: "test-rt", DataDir: t.TempDir(),
 		TrustedKeys: keySet(k), Executor: sampleCredentials(t), Logger: slog.New(slog.DiscardHandler),
-		Now: clk.Now, Version: "test", DecisionWait: s.wait})
+		Now: clk.Now, Version: "test", DecisionWait: s.wait}
+	if s.stdio {
+		opts.StdioPrincipal = principal.New(principal.Local, "alice", "", nil)
+	}
+	r, err := New(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
 	r.gate.progressStep = 100 * time.Millisecond
 	mustSync(t, r)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, s.client)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := r.Server().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatalf("server connect: %v", err)
+	copts := &mcp.ClientSessionOptions{ProtocolVersion: s.protocol}
+	var cs *mcp.ClientSession
+	if s.stdio {
+		cs = connectStdio(t, r, client, copts)
+	} else {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := r.Server().Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatalf("server connect: %v", err)
+		}
+		if cs, err = client.Connect(context.Background(), ct, copts); err != nil {
+			t.Fatalf("client connect: %v", err)
+		}
+		t.Cleanup(func() { cs.Close(); ss.Wait() })
 	}
-	cs, err := client.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: s.protocol})
-	if err != nil {
-		t.Fatalf("client connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
 	return &gateFixture{r: r, con: con, hits: hits, cs: cs}
+}
+
+// connectStdio runs r.ServeStdio on pipes and connects client to them.
+func connectStdio(t *testing.T, r *Runtime, client *mcp.Client, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	served := make(chan error, 1)
+	go func() { served <- r.ServeStdio(context.Background(), inR, outW, time.Second); outW.Close() }()
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: outR, Writer: inW}, opts)
+	if err != nil {
+		t.Fatalf("client connect over stdio: %v", err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		if err := <-served; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	return cs
 }
 
 // errorOf is the error object of a tool result's JSON (nil when ok).
@@ -280,4 +314,33 @@ func TestPerCallConfirmNeedsTheRuntimesQuestion(t *testing.T) {
 	_, out = callTool(t, plain.cs, "payout", someArgs)
 	wantError(t, out, executor.ClassApprovalPending, "the principal")
 	plain.wantHits(t, 0)
+}
+
+// TestPerCallOverStdio: a runtime serving stdio with a console asks as an
+// HTTP one does, for its local user: an approve call is filed for alice
+// and runs once approved; a confirm call asks in the client, through
+// stdin and stdout.
+func TestPerCallOverStdio(t *testing.T) {
+	f := newGateFixture(t, gateSetup{tool: payoutTool(policy.PerCallApprove), stdio: true})
+	_, out := callTool(t, f.cs, "payout", someArgs)
+	wantError(t, out, executor.ClassApprovalPending, "waits")
+	if p := f.con.waitFiled(t, 1).Principal; p.Kind != "local" || p.Subject != "alice" {
+		t.Fatalf("filed for %+v, want the local user alice", p)
+	}
+	f.con.decide(t, "cr_1", callgate.Approved, "sec", "")
+	if res, out := callTool(t, f.cs, "payout", someArgs); res.IsError {
+		t.Fatalf("approved call over stdio = %v", out)
+	}
+	f.wantHits(t, 1)
+
+	for _, protocol := range []string{"", "2025-11-25"} {
+		c := newGateFixture(t, gateSetup{tool: payoutTool(policy.PerCallConfirm), stdio: true, protocol: protocol,
+			client: &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			}}})
+		if res, out := callTool(t, c.cs, "payout", someArgs); res.IsError {
+			t.Fatalf("confirmed call over stdio (protocol %q) = %v", protocol, out)
+		}
+		c.wantHits(t, 1)
+	}
 }
