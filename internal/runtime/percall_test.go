@@ -56,7 +56,7 @@ type gateSetup struct {
 	stdio bool
 }
 
-func newGateFixture(t *testing.T, s gateSetup) *gateFixture {
+func newGateFixture(t testing.TB, s gateSetup) *gateFixture {
 	t.Helper()
 	hits := &atomic.Int64{}
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -106,7 +106,7 @@ func newGateFixture(t *testing.T, s gateSetup) *gateFixture {
 }
 
 // connectStdio runs r.ServeStdio on pipes and connects client to them.
-func connectStdio(t *testing.T, r *Runtime, client *mcp.Client, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+func connectStdio(t testing.TB, r *Runtime, client *mcp.Client, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
