@@ -40,6 +40,9 @@ type gateConsole struct {
 	down     bool // call-request API answers 503
 	// consumeDown makes only the consume call answer 503.
 	consumeDown bool
+	// refuseFiling, when set, is the runtime API error every filing gets
+	// (the console's bound on pending requests, say).
+	refuseFiling *consoleRefusal
 	// grant, when set, changes each grant before it is signed; signer
 	// replaces the bundle key it is signed with.
 	grant  func(*bundle.Grant)
@@ -98,6 +101,10 @@ func (c *gateConsole) file(w http.ResponseWriter, r *http.Request) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if e := c.refuseFiling; e != nil {
+		writeJSON(w, e.status, map[string]string{"error": "limit", "message": e.message})
+		return
+	}
 	c.filed = append(c.filed, q)
 	code := http.StatusOK
 	id, ok := c.identity[identityOf(q)]

@@ -122,3 +122,36 @@ func TestPerCallWithoutAConsoleRefuses(t *testing.T) {
 		t.Fatalf("upstream received %d requests, want 0", n)
 	}
 }
+
+// TestPerCallConsoleRefusalReachesTheAgent: a filing the console refuses
+// (its bound on pending requests) is refused at once with the console's
+// own sentence, nothing sent.
+func TestPerCallConsoleRefusalReachesTheAgent(t *testing.T) {
+	f := newGateFixture(t, gateSetup{tool: payoutTool(policy.PerCallApprove), console: func(c *gateConsole) {
+		c.refuseFiling = &consoleRefusal{status: http.StatusTooManyRequests, message: "anonymous has 20 pending call requests, the most allowed"}
+	}})
+	_, out := callTool(t, f.cs, "payout", someArgs)
+	wantError(t, out, executor.ClassPolicyDenied, "HTTP 429): anonymous has 20 pending call requests, the most allowed")
+	f.wantHits(t, 0)
+}
+
+// TestPerCallSurvivesARuntimeRestart: the runtime keeps nothing of a
+// request: after a restart, the same call again finds the approved
+// request on the console and runs once under its grant.
+func TestPerCallSurvivesARuntimeRestart(t *testing.T) {
+	f := newGateFixture(t, gateSetup{tool: payoutTool(policy.PerCallApprove)})
+	_, out := callTool(t, f.cs, "payout", someArgs)
+	wantError(t, out, executor.ClassApprovalPending, "waits")
+	f.con.decide(t, "cr_1", callgate.Approved, "sec", "")
+
+	r, err := New(f.r.opts)
+	if err != nil {
+		t.Fatalf("New after restart: %v", err)
+	}
+	r.reconcile()
+	cs, _ := connect(t, r)
+	if res, out := callTool(t, cs, "payout", someArgs); res.IsError {
+		t.Fatalf("the approved call after a restart = %v", out)
+	}
+	f.wantHits(t, 1)
+}
