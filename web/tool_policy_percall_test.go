@@ -44,6 +44,9 @@ func TestPerCallModeInTheEditor(t *testing.T) {
 	rec = a.do(request{method: "GET", path: "/tools/orders_list/policy", cookie: admin})
 	wantPage(t, rec, in(tid("risk-box"), in(tid("per-call-mode"), in(".badge", textIs("approve")))),
 		in(`select[name="per_call"]`, in(`option[value="approve"][selected]`)))
+	rec = a.do(request{method: "GET", path: "/tools/orders_list", cookie: admin})
+	wantStatus(t, rec, 200)
+	wantPage(t, rec, in(tid("risk-box"), in(tid("risk-class")), in(tid("per-call-mode"), in(".badge", textIs("approve")))))
 	rec = a.do(request{method: "GET", path: "/tools/orders_list/policy", cookie: a.sessionCookie("viewer")})
 	wantPage(t, rec, none(`select[name="per_call"]`), in(tid("per-call-fact"), hasText("a security approver decides each call")))
 }
