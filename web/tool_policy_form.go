@@ -35,6 +35,7 @@ func policyForm(p policy.Policy) views.PolicyFormVM {
 		f.KeyHeader, f.KeySource, f.KeyArgument = k.Header, k.Source, k.Argument
 	}
 	f.Groups, f.Conditions = scopeForm(p)
+	f.PerCall = p.PerCall
 	return f
 }
 
@@ -90,6 +91,8 @@ func readPolicyForm(c echo.Context, base policy.Policy) (policy.Policy, views.Po
 	}
 	p.Groups, p.Conditions = readScope(c)
 	f.Groups, f.Conditions = scopeForm(p)
+	p.PerCall = c.FormValue("per_call")
+	f.PerCall = p.PerCall
 	return p, f, errs
 }
 

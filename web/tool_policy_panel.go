@@ -40,7 +40,7 @@ func (s *Server) panelFor(c echo.Context, rec *store.PolicyRecord, returnTo stri
 		Class: rec.Class.String(), DetectedClass: rec.DetectedClass.String(), Reasons: reasonVMs(rec.Reasons),
 		Suspended: rec.SuspendedReason, Summary: policy.Describe(rec.Method, policy.Effective(rec.Method, rec.Policy)),
 		Version: rec.Version, Form: policyForm(rec.Policy), Preview: policyPreview(rec, rec.Policy, nil),
-		CanEdit: me.Has(auth.RoleAdmin), ReturnTo: safeNext(returnTo),
+		CanEdit: me.Has(auth.RoleAdmin), ReturnTo: safeNext(returnTo), PerCall: rec.Policy.PerCall,
 	}
 	if m.CanEdit {
 		m.Actions = explicitActions(rec, m.ReturnTo)

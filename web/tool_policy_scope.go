@@ -84,10 +84,10 @@ func (s *Server) conditionProblems(ctx context.Context, name string, conds []pol
 	return nil, set, nil
 }
 
-// onlyScopeDiffers reports whether a and b differ in groups and
-// conditions only.
+// onlyScopeDiffers reports whether a and b differ in groups, conditions
+// and per-call mode only (who may call, with which arguments, asked how).
 func onlyScopeDiffers(a, b policy.Policy) bool {
-	a.Groups, a.Conditions = b.Groups, b.Conditions
+	a.Groups, a.Conditions, a.PerCall = b.Groups, b.Conditions, b.PerCall
 	return policy.Equal(a, b)
 }
 
@@ -108,14 +108,14 @@ func (s *Server) scopeRequestForm(c echo.Context, rec *store.PolicyRecord, p pol
 	m := actionView(rec, "scope")
 	m.Page, m.ReturnTo = s.page(c, m.Heading), policyReturn(c, rec)
 	m.Diff = diffRows(rec.Policy, scoped(rec.Policy, p))
-	m.Groups, m.Conditions = form.Groups, form.Conditions
+	m.Groups, m.Conditions, m.PerCall = form.Groups, form.Conditions, p.PerCall
 	return render(c, http.StatusOK, views.ExplicitActionPage(m))
 }
 
-// scoped is cur with the groups and conditions of p.
+// scoped is cur with the groups, conditions and per-call mode of p.
 func scoped(cur, p policy.Policy) policy.Policy {
 	q := clonePolicy(cur)
-	q.Groups, q.Conditions = slices.Clone(p.Groups), slices.Clone(p.Conditions)
+	q.Groups, q.Conditions, q.PerCall = slices.Clone(p.Groups), slices.Clone(p.Conditions), p.PerCall
 	return q
 }
 
@@ -125,7 +125,9 @@ func scoped(cur, p policy.Policy) policy.Policy {
 func (s *Server) scopeProposal(c echo.Context, rec *store.PolicyRecord, m *views.ExplicitActionView, n *store.NewChangeRequest) error {
 	var p policy.Policy
 	p.Groups, p.Conditions = readScope(c)
+	p.PerCall = c.FormValue("per_call")
 	m.Groups, m.Conditions = scopeForm(p)
+	m.PerCall = p.PerCall
 	n.Policy = scoped(rec.Policy, p)
 	m.Diff = diffRows(rec.Policy, n.Policy)
 	problems, _, err := s.conditionProblems(c.Request().Context(), rec.ToolName, p.Conditions)

@@ -22,7 +22,7 @@ func policyValues(p policy.Policy, version int64) url.Values {
 		"max_response_bytes": {f.MaxResponseBytes}, "retry.attempts": {f.Attempts}, "retry.backoff_ms": {f.BackoffMS},
 		"retry.multiplier": {f.Multiplier}, "circuit_breaker.threshold": {f.BreakerThreshold},
 		"circuit_breaker.reset_ms": {f.BreakerResetMS}, "idempotency_key.header": {f.KeyHeader},
-		"idempotency_key.source": {f.KeySource},
+		"idempotency_key.source": {f.KeySource}, "per_call": {f.PerCall},
 	}
 	for name, on := range map[string]bool{"exposed": f.Exposed, "retry.jitter": f.Jitter, "idempotent": f.Idempotent, "idempotency_key": f.KeyOn} {
 		if on {

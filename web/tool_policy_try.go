@@ -36,10 +36,10 @@ func (s *Server) toolPolicyTry(c echo.Context) error {
 		for field, msg := range problems {
 			t.Problem = "Nothing was evaluated: " + field + " does not compile. " + msg
 		}
-	case set == nil:
+	case set == nil && p.PerCall == "":
 		t.Problem = "There are no conditions to try: every call is allowed by them."
 	default:
-		tryConditions(&t, set)
+		tryConditions(&t, set, p.PerCall)
 	}
 	if isHTMX(c) {
 		return render(c, http.StatusOK, views.ConditionTryResult(t))
@@ -57,9 +57,9 @@ func (s *Server) toolPolicyTry(c echo.Context) error {
 	return s.renderPolicyPage(c, http.StatusOK, rec, panel)
 }
 
-// tryConditions evaluates set on t's sample and records which rule
-// decides.
-func tryConditions(t *views.ConditionTryVM, set *condition.Set) {
+// tryConditions evaluates set on t's sample, with the tool's per-call
+// mode, and records which rule decides or asks.
+func tryConditions(t *views.ConditionTryVM, set *condition.Set, perCall string) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(t.Args)))
 	dec.UseNumber()
 	var args map[string]any
@@ -71,9 +71,13 @@ func tryConditions(t *views.ConditionTryVM, set *condition.Set) {
 	if kind := principal.Kind(t.Kind); kind != principal.Anonymous && kind != "" {
 		who = principal.New(kind, t.Subject, "", strings.FieldsFunc(t.Groups, func(r rune) bool { return r == ',' || r == ' ' }))
 	}
-	d := set.Evaluate(args, who)
+	d := set.Evaluate(args, who).WithPerCall(perCall)
 	if d.Allowed() {
-		t.Allowed = true
+		t.Allowed, t.Ask = true, d.Ask
+		if d.Ask != "" && d.AskRule >= 0 {
+			c := set.Conditions()[d.AskRule]
+			t.AskRule, t.Effect, t.Expr, t.Message = d.AskRule+1, c.Effect, c.Expr, c.Message
+		}
 		return
 	}
 	c := set.Conditions()[d.Rule]

@@ -46,6 +46,14 @@ const (
 	DeniedGroup = "denied_group"
 	// DeniedCondition: an argument condition refused the call (R15).
 	DeniedCondition = "denied_condition"
+	// AwaitingDecision: a person must decide the call (R16) and had not
+	// when the runtime stopped waiting (APPROVAL_PENDING); nothing was sent.
+	AwaitingDecision = "awaiting_decision"
+	// DeniedPerCall: the per-call decision refused the call (R16): the
+	// decider denied it, the principal declined it, its grant was refused
+	// (spent, expired, not for this call), or no console could be asked
+	// (fail closed). Class POLICY_DENIED; nothing was sent.
+	DeniedPerCall = "denied_per_call"
 )
 
 // ClassOK is the class of a call that succeeded (the executor's classes
@@ -59,12 +67,15 @@ const ClassOK = "OK"
 var deniedBy = map[string]string{
 	"TOOL_NOT_EXPOSED": DeniedExposure,
 	"POLICY_DENIED":    DeniedCondition,
+	"APPROVAL_PENDING": AwaitingDecision,
 }
 
 // GoesWith reports whether a record's decision fits its class: the
-// decision of the class, or DeniedGroup for TOOL_NOT_EXPOSED.
+// decision of the class, DeniedGroup for TOOL_NOT_EXPOSED, or
+// DeniedPerCall for POLICY_DENIED.
 func GoesWith(decision, class string) bool {
-	return decision == DecisionOf(class) || decision == DeniedGroup && class == "TOOL_NOT_EXPOSED"
+	return decision == DecisionOf(class) || decision == DeniedGroup && class == "TOOL_NOT_EXPOSED" ||
+		decision == DeniedPerCall && class == "POLICY_DENIED"
 }
 
 // DecisionOf is the decision behind a call that ended with class.

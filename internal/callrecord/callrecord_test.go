@@ -32,12 +32,35 @@ func TestArgumentsDigestCanonical(t *testing.T) {
 // goes with DeniedGroup too, and no other does.
 func TestDecisionOf(t *testing.T) {
 	for class, want := range map[string]string{"OK": Allowed, "REJECTED": Allowed, "INVALID_ARGUMENTS": Allowed,
-		"TOOL_NOT_EXPOSED": DeniedExposure, "POLICY_DENIED": DeniedCondition} {
+		"TOOL_NOT_EXPOSED": DeniedExposure, "POLICY_DENIED": DeniedCondition, "APPROVAL_PENDING": AwaitingDecision} {
 		if got := DecisionOf(class); got != want {
 			t.Errorf("DecisionOf(%s) = %s, want %s", class, got, want)
 		}
-		if !GoesWith(want, class) || GoesWith(DeniedGroup, class) != (class == "TOOL_NOT_EXPOSED") {
+		if !GoesWith(want, class) || GoesWith(DeniedGroup, class) != (class == "TOOL_NOT_EXPOSED") ||
+			GoesWith(DeniedPerCall, class) != (class == "POLICY_DENIED") {
 			t.Errorf("GoesWith wrong for class %s", class)
+		}
+	}
+}
+
+// The per-call decisions (R16) are decisions a console accepts, each with
+// its class only.
+func TestPerCallDecisionsValidate(t *testing.T) {
+	now := time.Now()
+	d, _ := ArgumentsDigest(nil)
+	for _, c := range []struct {
+		decision, class string
+		ok              bool
+	}{
+		{AwaitingDecision, "APPROVAL_PENDING", true},
+		{DeniedPerCall, "POLICY_DENIED", true},
+		{AwaitingDecision, "OK", false},
+		{DeniedPerCall, "TOOL_NOT_EXPOSED", false},
+		{Allowed, "APPROVAL_PENDING", false},
+	} {
+		r := Record{ID: NewID(), Tool: "t", ArgumentsDigest: d, Principal: Principal{Kind: "local"}, Decision: c.decision, Class: c.class, At: now}
+		if err := r.Validate(now); (err == nil) != c.ok {
+			t.Errorf("%s with %s: Validate = %v, want ok %v", c.decision, c.class, err, c.ok)
 		}
 	}
 }

@@ -30,7 +30,8 @@ var (
 	recordID = regexp.MustCompile(`^[0-9a-f]{32}$`)
 	class    = regexp.MustCompile(`^[A-Z][A-Z_]{1,39}$`)
 	kinds    = map[string]bool{"anonymous": true, "oidc": true, "token": true, "local": true}
-	decision = map[string]bool{Allowed: true, DeniedExposure: true, DeniedGroup: true, DeniedCondition: true}
+	decision = map[string]bool{Allowed: true, DeniedExposure: true, DeniedGroup: true, DeniedCondition: true,
+		AwaitingDecision: true, DeniedPerCall: true}
 )
 
 // ParseBatch reads a batch a runtime sent and checks every record: the

@@ -40,6 +40,7 @@ type runtimeCmd struct {
 
 	PollInterval time.Duration `name:"poll-interval" default:"30s" help:"Mean time between bundle fetches."`
 	PollJitter   float64       `name:"poll-jitter" default:"0.2" help:"Fraction the poll interval varies by either way."`
+	DecisionWait time.Duration `name:"decision-wait" env:"TOOLGATE_DECISION_WAIT" default:"60s" help:"How long a call that needs a person's decision (per-call confirm/approve) waits for it before answering APPROVAL_PENDING; at least 1s."`
 	MaxStaleness time.Duration `name:"max-staleness" default:"1h" help:"Unconfirmed by the console (or, from a registry, by its signed timestamp) for longer than this, DESTRUCTIVE and PRIVILEGED tools are refused. From a registry it must exceed the console's --registry-timestamp-interval plus the poll interval."`
 
 	Credentials              string `name:"credentials" env:"TOOLGATE_CREDENTIALS_FILE" placeholder:"FILE" help:"Credentials file per source (see README). Or put the same JSON in TOOLGATE_CREDENTIALS."`
@@ -202,10 +203,13 @@ func (c *runtimeCmd) options(env *Env, logger *slog.Logger) (runtime.Options, er
 	}
 	opts := runtime.Options{ConsoleURL: c.Console, BundleSource: c.BundleSource, Token: token, Name: c.Name, DataDir: c.DataDir,
 		TrustOnFirstUse: c.TrustOnFirstUse, PollInterval: c.PollInterval, PollJitter: c.PollJitter,
-		MaxStaleness: c.MaxStaleness, Logger: logger, Version: version(), AllowedOrigins: c.AllowedOrigins,
+		MaxStaleness: c.MaxStaleness, DecisionWait: c.DecisionWait, Logger: logger, Version: version(), AllowedOrigins: c.AllowedOrigins,
 		Executor: executor.Options{AllowInsecureCredentials: c.AllowInsecureCredentials}}
 	if err := c.check(c.Stdio); err != nil {
 		return opts, err
+	}
+	if c.DecisionWait < time.Second {
+		return opts, fmt.Errorf("--decision-wait %s: want at least 1s", c.DecisionWait)
 	}
 	if c.Stdio {
 		opts.StdioPrincipal = c.stdioPrincipal(env.Getenv)

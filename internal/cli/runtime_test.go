@@ -231,6 +231,7 @@ func TestRuntimeRefusesBadConfiguration(t *testing.T) {
 		{"public MCP address", []string{"--token-file", f.tokenFile, "--key", f.keyFile, "--mcp-addr", "0.0.0.0:0", "--metrics-addr", ""}, nil, "not a loopback address"},
 		{"bad credentials", []string{"--token-file", f.tokenFile, "--key", f.keyFile}, map[string]string{"TOOLGATE_CREDENTIALS": `{"sources":{"shop":{"bearer":"env:MISSING"}}}`}, "TOOLGATE_CREDENTIALS"},
 		{"bad bundle source", []string{"--token-file", f.tokenFile, "--key", f.keyFile, "--bundle-source", "https://reg/x"}, nil, "want oci://"},
+		{"decision wait too short", []string{"--token-file", f.tokenFile, "--key", f.keyFile, "--decision-wait", "100ms"}, nil, "--decision-wait 100ms: want at least 1s"},
 		{"registry user without password", []string{"--token-file", f.tokenFile, "--key", f.keyFile, "--bundle-source", "oci://127.0.0.1:1/x"}, map[string]string{"TOOLGATE_REGISTRY_USERNAME": "u"}, "both a username and a password"},
 	}
 	for _, tc := range tests {

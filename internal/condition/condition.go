@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/google/cel-go/cel"
@@ -106,8 +108,8 @@ func newEnv(inputSchema json.RawMessage) (*cel.Env, *node, error) {
 }
 
 func compileOne(env *cel.Env, i int, c policy.Condition) (cel.Program, error) {
-	if c.Effect != policy.ConditionDeny && c.Effect != policy.ConditionAllowOnly {
-		return nil, &CompileError{Index: i, Message: fmt.Sprintf("effect must be %q or %q (got %q)", policy.ConditionDeny, policy.ConditionAllowOnly, c.Effect)}
+	if !slices.Contains(policy.ConditionEffects, c.Effect) {
+		return nil, &CompileError{Index: i, Message: fmt.Sprintf("effect must be one of %s (got %q)", strings.Join(policy.ConditionEffects, ", "), c.Effect)}
 	}
 	if n := utf8.RuneCountInString(c.Expr); n > MaxExprLength {
 		return nil, &CompileError{Index: i, Message: fmt.Sprintf("the expression is %d characters long; at most %d", n, MaxExprLength)}
@@ -133,10 +135,12 @@ func compileOne(env *cel.Env, i int, c policy.Condition) (cel.Program, error) {
 	return prg, nil
 }
 
-// Decision is the outcome of a Set for one call.
+// Decision is the outcome of a Set for one call: refused (Rule ≥ 0),
+// or let through, possibly only once a person decided (Ask).
 type Decision struct {
 	// Rule is the index of the condition that refused the call; -1 when
-	// none did and the call may proceed.
+	// none did and the call may proceed (once a person decided, when Ask
+	// is set).
 	Rule int
 	// Message is the refusing rule's own message, or for an evaluation
 	// error a sentence saying which rule failed and why.
@@ -144,19 +148,44 @@ type Decision struct {
 	// Err is the evaluation error that made the rule refuse (fail
 	// closed), nil when the rule refused by its own verdict.
 	Err error
+	// Ask is the per-call mode a person must decide this call under
+	// (policy.PerCallConfirm or policy.PerCallApprove, R16), "" when
+	// nobody is asked. Only set when no rule refused.
+	Ask string
+	// AskRule is the index of the condition that asked, -1 when the
+	// tool's own per-call mode did (WithPerCall) or nobody is asked.
+	AskRule int
+	// AskMessage is the asking condition's message: why a person is
+	// asked; "" when the tool's per-call mode asked.
+	AskMessage string
 }
 
 // Allowed reports whether no condition refused the call.
 func (d Decision) Allowed() bool { return d.Rule < 0 }
 
+// WithPerCall combines d with the tool's per-call mode: the call is asked
+// under the stronger of the two (approve over confirm), keeping the
+// condition's message when it asked at least as strongly. A refusal stays
+// a refusal.
+func (d Decision) WithPerCall(mode string) Decision {
+	if !d.Allowed() || policy.PerCallRank(mode) <= policy.PerCallRank(d.Ask) {
+		return d
+	}
+	d.Ask, d.AskRule, d.AskMessage = mode, -1, ""
+	return d
+}
+
 // Evaluate runs the conditions in order on args (as decoded from JSON,
-// already valid against the input schema) and p; the first that refuses
-// decides. deny refuses when true, allow_only unless true, and either
-// refuses when it cannot be evaluated (an unset argument read, the cost
-// limit).
+// already valid against the input schema) and p. deny refuses when true,
+// allow_only unless true, and either refuses when it cannot be evaluated
+// (an unset argument read, the cost limit); confirm and approve ask a
+// person when true (and refuse when they cannot be evaluated). The first
+// rule that refuses decides, even after a rule asked; among the rules that
+// ask, the strongest (approve over confirm), and of equals the first.
 func (s *Set) Evaluate(args map[string]any, p principal.Principal) Decision {
+	d := Decision{Rule: -1, AskRule: -1}
 	if s == nil || len(s.rules) == 0 {
-		return Decision{Rule: -1}
+		return d
 	}
 	var a any = args
 	if s.args.kind != kindStruct {
@@ -166,18 +195,26 @@ func (s *Set) Evaluate(args map[string]any, p principal.Principal) Decision {
 	for i, r := range s.rules {
 		out, _, err := r.prg.Eval(vars)
 		if err == nil {
-			if b, ok := out.Value().(bool); !ok {
+			b, ok := out.Value().(bool)
+			switch {
+			case !ok:
 				err = errors.New("the expression did not give true or false")
-			} else if b == (r.cond.Effect == policy.ConditionDeny) {
-				return Decision{Rule: i, Message: r.cond.Message}
-			} else {
+			case policy.ConditionAsks(r.cond.Effect):
+				// The confirm and approve effects are spelt as the modes.
+				if b && policy.PerCallRank(r.cond.Effect) > policy.PerCallRank(d.Ask) {
+					d.Ask, d.AskRule, d.AskMessage = r.cond.Effect, i, r.cond.Message
+				}
+				continue
+			case b == (r.cond.Effect == policy.ConditionDeny):
+				return Decision{Rule: i, AskRule: -1, Message: r.cond.Message}
+			default:
 				continue
 			}
 		}
-		return Decision{Rule: i, Err: err, Message: fmt.Sprintf(
+		return Decision{Rule: i, AskRule: -1, Err: err, Message: fmt.Sprintf(
 			"condition %d (%s: %s) could not be evaluated, so the call is refused: %v", i+1, r.cond.Effect, r.cond.Expr, err)}
 	}
-	return Decision{Rule: -1}
+	return d
 }
 
 // Conditions returns the conditions s was compiled from.

@@ -8,13 +8,19 @@
 // # Vocabulary
 //
 // A condition is an effect, a CEL expression that must be true or false,
-// and the message an agent receives when the rule refuses a call:
+// and the message an agent receives when the rule refuses a call (or, for
+// confirm and approve, the reason the person asked reads):
 //
 //	deny        refuses the call when the expression is true
 //	allow_only  refuses the call unless the expression is true
+//	confirm     asks the principal to confirm the call when true (R16)
+//	approve     asks a security approver to decide the call when true (R16)
 //
 // The conditions of a tool run in order and the first that refuses
-// decides; a call no rule refuses goes on to the executor. Two variables:
+// decides, even when an earlier rule asked; a call no rule refuses goes on
+// to the executor, asked under the strongest mode any rule asked for, or
+// the tool's own per-call mode when that is stronger
+// (Decision.WithPerCall). Two variables:
 //
 //	args       the call's arguments, typed from the input schema: each
 //	           property is a field (args.amount); string → string,

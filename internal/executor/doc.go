@@ -19,7 +19,11 @@
 // it) and evaluated once the arguments are valid, for the principal the
 // context carries (principal.FromContext): the first rule that refuses
 // makes the call POLICY_DENIED with that rule's message, and nothing is
-// sent.
+// sent. A call a person must decide (R16: the tool's per-call mode, or a
+// confirm/approve condition that holds, the stronger of the two) runs only
+// under a grant the caller verified and consumed (WithGrant); without one
+// it is POLICY_DENIED with Result.Ask saying for what, and nothing is
+// sent: the runtime asks the person and calls again under the grant.
 //
 // A tool that cannot be run safely (bad origin or base path of its source,
 // path template not matching its parameters, reserved header, input schema

@@ -30,6 +30,10 @@ const (
 	// ClassPolicyDenied: an argument condition of the tool's policy
 	// refused the call (R15); nothing was sent.
 	ClassPolicyDenied Class = "POLICY_DENIED"
+	// ClassApprovalPending: the call waits for a person's decision (R16)
+	// that did not come within the runtime's wait; nothing was sent. The
+	// message names the call request and its console page.
+	ClassApprovalPending Class = "APPROVAL_PENDING"
 )
 
 // Error is a classified failure of a tool call. It tells the agent whether
@@ -47,6 +51,11 @@ type Error struct {
 	// RetryAfterSeconds is the upstream's Retry-After (rounded up), 0 when
 	// it sent none.
 	RetryAfterSeconds int `json:"retry_after_s,omitempty"`
+	// CallRequest is the call request a person decides this call under
+	// (R16), and DecisionURL its page on the console: set by a runtime on
+	// APPROVAL_PENDING (CallRequest also on a per-call refusal).
+	CallRequest string `json:"call_request,omitempty"`
+	DecisionURL string `json:"decision_url,omitempty"`
 }
 
 // Error implements error: "CLASS: message".
@@ -89,6 +98,8 @@ func instruction(e *Error) string {
 		return "The API returned invalid JSON; do not assume the request failed or succeeded without reading state."
 	case ClassRejected:
 		return "The API rejected the request: correct the arguments or state it reports; do not resend it unchanged."
+	case ClassApprovalPending:
+		return "Nothing was sent: a person must decide this exact call first. Once they have, call this tool again with exactly the same arguments; other arguments are a new request."
 	case ClassPolicyDenied:
 		return "The tool's policy does not allow this call with these arguments; nothing was sent. Do not resend it unchanged: change the arguments as the message says, or ask a person."
 	}

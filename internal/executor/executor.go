@@ -86,6 +86,10 @@ type Result struct {
 	Attempts int
 	Duration time.Duration
 	Err      *Error
+	// Ask is set when the call was not run because a person must decide
+	// it first (R16) and the context carried no grant (WithGrant); Err
+	// then says so.
+	Ask *Ask
 }
 
 // resultJSON is the wire form of a Result (toolgate call, MCP).
@@ -216,8 +220,15 @@ func (e *Executor) call(ctx context.Context, r *Result, start time.Time, args ma
 	}
 	// The arguments are valid against the schema the conditions were
 	// typed from; a refusal leaves the prepared request unsent (R15).
-	if d := t.conditions.Evaluate(args, principal.FromContext(ctx)); !d.Allowed() {
+	d := t.conditions.Evaluate(args, principal.FromContext(ctx)).WithPerCall(t.policy.PerCall)
+	if !d.Allowed() {
 		r.Err = newError(ClassPolicyDenied, false, 0, d.Message)
+		return
+	}
+	// A call a person must decide runs only under a grant (R16).
+	if d.Ask != "" && !granted(ctx, t.name, d.Ask) {
+		r.Ask = &Ask{Mode: d.Ask, Reason: d.AskMessage}
+		r.Err = askError(t.name, r.Ask)
 		return
 	}
 	injectTrace(ctx, p.header)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/bundle"
+	"github.com/toolgate/toolgate/internal/callrecord"
 	"github.com/toolgate/toolgate/internal/executor"
 	"github.com/toolgate/toolgate/internal/principal"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -26,17 +27,22 @@ func (r *Runtime) Call(ctx context.Context, name string, args map[string]any) *e
 	p := principal.FromContext(ctx)
 	ctx, span := startCallSpan(ctx, s, name)
 	var res *executor.Result
-	byGroups := false
+	decision := "" // the call record's, when the class alone does not say it
 	if err := r.refusal(s, name, p, r.opts.Now()); err != nil {
 		res = &executor.Result{Tool: name, Err: err}
 		// The agent reads "not in bundle"; the operator (log line, call
 		// record) reads why.
-		t := s.toolNamed(name)
-		byGroups = t != nil && !allowedFor(t, p)
-	} else {
-		res = s.exec.Call(ctx, name, args)
+		if t := s.toolNamed(name); t != nil && !allowedFor(t, p) {
+			decision = callrecord.DeniedGroup
+		}
+	} else if res = s.exec.Call(ctx, name, args); res.Ask != nil {
+		// A person must decide this call first (R16, percall.go).
+		if res, decision = r.perCall(ctx, s, name, args, res.Ask); decision == decisionInClient {
+			endCallSpan(span, res, decisionInClient)
+			return res
+		}
 	}
-	endCallSpan(span, res, r.observe(ctx, res, args, byGroups))
+	endCallSpan(span, res, r.observe(ctx, res, args, decision))
 	return res
 }
 
@@ -144,9 +150,10 @@ func (r *Runtime) nextBoundary() (time.Duration, bool) {
 }
 
 // observe logs, counts and records (records.go) one finished call and
-// returns its class label; byGroups says the principal's groups refused it.
-func (r *Runtime) observe(ctx context.Context, res *executor.Result, args map[string]any, byGroups bool) string {
-	r.recordCall(ctx, res, args, byGroups)
+// returns its class label; decision is the call record's when the class
+// alone does not say it (a refusal by groups, a per-call decision), "" otherwise.
+func (r *Runtime) observe(ctx context.Context, res *executor.Result, args map[string]any, decision string) string {
+	r.recordCall(ctx, res, args, decision)
 	class := ClassOK
 	if res.Err != nil {
 		class = string(res.Err.Class)
@@ -162,8 +169,11 @@ func (r *Runtime) observe(ctx context.Context, res *executor.Result, args map[st
 	if p := principal.FromContext(ctx); p.Authenticated() {
 		attrs = append(attrs, slog.String("principal", string(p.Kind)+":"+p.Subject), slog.Any("groups", p.Groups))
 	}
-	if byGroups {
+	switch decision {
+	case callrecord.DeniedGroup:
 		attrs = append(attrs, slog.String("refused_by", "groups"))
+	case callrecord.DeniedPerCall, callrecord.AwaitingDecision:
+		attrs = append(attrs, slog.String("per_call", decision))
 	}
 	r.log.LogAttrs(ctx, level, "tool call", attrs...)
 	return class

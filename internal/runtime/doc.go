@@ -96,6 +96,18 @@
 // before any request is sent; a refusal is POLICY_DENIED with the rule's
 // own message and may_have_applied false.
 //
+// A call its policy asks a person about (R16: the per-call mode, or a
+// confirm/approve condition) is not sent: the executor answers with what
+// it waits for, and perCall files a call request with the console
+// (internal/callgate), asks a confirm call's principal in their MCP client
+// when it declared elicitation (the multi-round-trip input_required result
+// on 2026-07-28, an elicitation request before), or waits up to
+// DecisionWait with progress notifications, then answers the result,
+// POLICY_DENIED or APPROVAL_PENDING. The call runs only under a grant
+// verified with the trusted keys, bound to the exact call and consumed at
+// the console once; without a console, or when it cannot be reached, the
+// call fails closed. README "Per-call decisions".
+//
 // The bundle's age is the time since the console last confirmed it (an
 // accepted 200 or a 304; from a registry, the issue time of the newest
 // timestamp naming it). Past MaxStaleness, or while a registry serves an

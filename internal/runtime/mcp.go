@@ -240,14 +240,19 @@ func inputSchema(t *bundle.Tool) json.RawMessage {
 func (r *Runtime) toolHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = principal.NewContext(withCallerTrace(ctx, req.Params.Meta), r.principalOf(req.Extra))
+		ctx, mc := withMCPCall(ctx, req)
 		args, err := decodeArguments(req.Params.Arguments)
 		if err != nil {
 			res := &executor.Result{Tool: name, Err: &executor.Error{Class: executor.ClassInvalidArguments,
 				Message: err.Error(), Instruction: "Pass the arguments as one JSON object matching the tool's inputSchema."}}
-			r.observe(ctx, res, nil, false)
+			r.observe(ctx, res, nil, "")
 			return toolResult(res), nil
 		}
-		return toolResult(r.Call(ctx, name, args)), nil
+		res := r.Call(ctx, name, args)
+		if mc.inputRequired != nil { // the principal is asked first (percall_mcp.go)
+			return mc.inputRequired, nil
+		}
+		return toolResult(res), nil
 	}
 }
 

@@ -78,7 +78,7 @@ func (c *callRecords) giveBack(recs []callrecord.Record) {
 // outcome, principal, the tool's definition digest and the digest of its
 // arguments (never the arguments). Without a console nobody would read
 // it, so nothing is kept.
-func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map[string]any, byGroups bool) {
+func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map[string]any, decision string) {
 	if r.console == nil {
 		return
 	}
@@ -96,8 +96,8 @@ func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map
 		Principal: callrecord.Principal{Kind: string(p.Kind), Subject: p.Subject, ClientID: p.ClientID},
 		Decision:  callrecord.DecisionOf(class), Class: class, Status: res.Status, Attempts: res.Attempts,
 		At: r.opts.Now().Add(-res.Duration), DurationMS: res.Duration.Milliseconds()}
-	if byGroups {
-		rec.Decision = callrecord.DeniedGroup
+	if decision != "" {
+		rec.Decision = decision
 	}
 	if rec.Principal.Kind == "" {
 		rec.Principal.Kind = string(principal.Anonymous)

@@ -97,6 +97,10 @@ type Options struct {
 	// leaves stdio requests anonymous. HTTP requests take theirs from the
 	// endpoint's verifier (internal/agentauth).
 	StdioPrincipal principal.Principal
+	// DecisionWait is how long a call that needs a person's decision
+	// (R16) waits for it before answering APPROVAL_PENDING;
+	// DefaultDecisionWait when zero.
+	DecisionWait time.Duration
 }
 
 // Runtime fetches and verifies bundles, keeps the last good one on disk,
@@ -143,6 +147,7 @@ type Runtime struct {
 	execOpts executor.Options
 
 	allowedOrigins map[string]bool
+	gate           perCallGate // percall.go
 
 	// lastRefusal is why the last fetched bundle was refused ("" once a
 	// bundle is accepted), reported to the console on every fetch.
@@ -207,8 +212,8 @@ func (o Options) validate() error {
 	if err := validateSchemas(o.BundleSchemas); err != nil {
 		errs = append(errs, err)
 	}
-	if o.PollInterval < 0 || o.MaxStaleness < 0 || o.PollJitter < 0 || o.PollJitter >= 1 {
-		errs = append(errs, errors.New("poll interval and max staleness must not be negative; jitter must be in [0, 1)"))
+	if o.PollInterval < 0 || o.MaxStaleness < 0 || o.PollJitter < 0 || o.PollJitter >= 1 || o.DecisionWait < 0 {
+		errs = append(errs, errors.New("poll interval, max staleness and decision wait must not be negative; jitter must be in [0, 1)"))
 	}
 	return errors.Join(errs...)
 }
@@ -222,6 +227,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxStaleness == 0 {
 		o.MaxStaleness = DefaultMaxStaleness
+	}
+	if o.DecisionWait == 0 {
+		o.DecisionWait = DefaultDecisionWait
 	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 30 * time.Second}
