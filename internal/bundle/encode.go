@@ -21,6 +21,9 @@ import (
 type bundleEncoder struct {
 	dst []byte
 	jcs jcsParser
+	// verbatim copies raw JSON as it is: for bytes already proved
+	// canonical (toolReader.digestMatches), never for bytes to be proved.
+	verbatim bool
 }
 
 // encodeCanonical returns the canonical bytes of an already normalized
@@ -228,6 +231,10 @@ func (e *bundleEncoder) toolMembers(t *wireTool) error {
 func (e *bundleEncoder) raw(r []byte) error {
 	if len(r) == 0 {
 		e.null()
+		return nil
+	}
+	if e.verbatim {
+		e.dst = append(e.dst, r...)
 		return nil
 	}
 	e.jcs.src, e.jcs.i = r, 0

@@ -151,7 +151,7 @@ func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, er
 	b := res.bundle
 	// readPayload re-encoded every input schema it decoded: they are valid
 	// JSON; the tools it took from the memo were validated before.
-	if err := b.validateSome(false, res.known); err != nil {
+	if err := b.validateSome(false, res.known, res.digested); err != nil {
 		// One line: a runtime logs it and the CLI prints it as is.
 		return nil, nil, fmt.Errorf("verify bundle: %w: %s", ErrSchema, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}

@@ -43,63 +43,88 @@ func (s *scanner) str() ([]byte, error) {
 		return nil, s.errorf("want a string")
 	}
 	start := s.i + 1
-	for j := start; ; j++ {
-		k := bytes.IndexByte(s.src[j:], '"')
-		if k < 0 {
-			return nil, s.errorf("unterminated string")
-		}
-		j += k
-		escapes := 0
-		for p := j - 1; p >= start && s.src[p] == '\\'; p-- {
-			escapes++
-		}
-		if escapes%2 == 0 {
-			s.i = j + 1
-			return s.src[start:j], nil
-		}
+	end, ok := stringEnd(s.src, start)
+	if !ok {
+		return nil, s.errorf("unterminated string")
 	}
+	s.i = end
+	return s.src[start : end-1], nil
 }
 
 // skipValue moves past one value, however deeply nested (without
-// recursion, so hostile nesting costs no stack).
+// recursion, so hostile nesting costs no stack). It is the one pass over
+// every byte of a payload that Verify adds to decoding (splitTools), so
+// it works on a local index and finds the end of a string with
+// bytes.IndexByte.
 func (s *scanner) skipValue() error {
-	depth := 0
-	for s.space(); s.i < len(s.src); s.space() {
-		switch c := s.src[s.i]; c {
+	src, i, depth := s.src, s.i, 0
+	for i < len(src) {
+		switch c := src[i]; c {
+		case ' ', '\t', '\r', '\n':
+			i++
+			continue
 		case '"':
-			if _, err := s.str(); err != nil {
-				return err
+			end, ok := stringEnd(src, i+1)
+			if !ok {
+				s.i = i
+				return s.errorf("unterminated string")
 			}
+			i = end
 		case '{', '[':
 			depth++
-			s.i++
+			i++
 			continue
 		case '}', ']':
 			if depth == 0 {
+				s.i = i
 				return s.errorf("unexpected %q", c)
 			}
 			depth--
-			s.i++
+			i++
 		case ',', ':':
 			if depth == 0 {
+				s.i = i
 				return s.errorf("unexpected %q", c)
 			}
-			s.i++
+			i++
 			continue
 		default:
-			start := s.i
-			for s.i < len(s.src) && !delimiter(s.src[s.i]) {
-				s.i++
+			start := i
+			for i < len(src) && !delimiter(src[i]) {
+				i++
 			}
-			if s.i == start {
+			if i == start {
+				s.i = i
 				return s.errorf("unexpected %q", c)
 			}
 		}
 		if depth == 0 {
+			s.i = i
 			return nil
 		}
 	}
+	s.i = i
 	return s.errorf("unexpected end of JSON")
+}
+
+// stringEnd returns the offset just past the closing quote of the string
+// whose contents start at from: the first quote not escaped by an odd
+// number of backslashes.
+func stringEnd(src []byte, from int) (int, bool) {
+	for j := from; ; j++ {
+		k := bytes.IndexByte(src[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		j += k
+		escapes := 0
+		for p := j - 1; p >= from && src[p] == '\\'; p-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
+			return j + 1, true
+		}
+	}
 }
 
 // object walks an object: member is called with each member's raw name,
