@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"fmt"
 )
 
@@ -108,23 +107,20 @@ func (s *scanner) skipValue() error {
 }
 
 // stringEnd returns the offset just past the closing quote of the string
-// whose contents start at from: the first quote not escaped by an odd
-// number of backslashes.
+// whose contents start at from: a backslash always escapes the byte after
+// it, so the first quote not so escaped ends the string. A byte loop: the
+// strings of a payload are mostly a few bytes long, too short for
+// bytes.IndexByte to pay for its call.
 func stringEnd(src []byte, from int) (int, bool) {
-	for j := from; ; j++ {
-		k := bytes.IndexByte(src[j:], '"')
-		if k < 0 {
-			return 0, false
-		}
-		j += k
-		escapes := 0
-		for p := j - 1; p >= from && src[p] == '\\'; p-- {
-			escapes++
-		}
-		if escapes%2 == 0 {
+	for j := from; j < len(src); j++ {
+		switch src[j] {
+		case '"':
 			return j + 1, true
+		case '\\':
+			j++
 		}
 	}
+	return 0, false
 }
 
 // object walks an object: member is called with each member's raw name,
