@@ -3,9 +3,8 @@
 // the same go-sdk, as its own process, holding the tool definitions the
 // runtime lists (a JSON array, -defs) and nothing else: no bundle, no
 // signature, no executor, no schema validation, no metrics, no log line.
-// Its getItem tool GETs UPSTREAM/items/{item_id} with the executor's
-// transport settings (executor.NewTransport, restated so that this binary
-// links nothing of toolgate's) and returns the body; every other tool returns {}.
+// Its getItem tool GETs UPSTREAM/items/{item_id} (mcpref.GetItem) and
+// returns the body; every other tool returns {}.
 package main
 
 import (
@@ -13,14 +12,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/testing/mcpref"
 )
 
 func main() {
@@ -70,35 +69,13 @@ func noop(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "{}"}}}, nil
 }
 
-// getItem is what a hand-written server would do for the runtime's
-// getItem tool: decode the argument, GET the item, return its body.
+// getItem is mcpref.GetItem with the executor's transport settings
+// (executor.NewTransport, restated so that this binary links nothing of
+// toolgate's but the handler).
 func getItem(upstream string) mcp.ToolHandler {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression = true
 	tr.MaxIdleConnsPerHost = 64
 	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	client := &http.Client{Transport: tr, Timeout: 8 * time.Second}
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args struct {
-			ItemID string `json:"item_id"`
-		}
-		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-			return nil, err
-		}
-		hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, upstream+"/items/"+url.PathEscape(args.ItemID), nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := client.Do(hreq)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if err != nil {
-			return nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
-			StructuredContent: json.RawMessage(body)}, nil
-	}
+	return mcpref.GetItem(&http.Client{Transport: tr, Timeout: 8 * time.Second}, upstream)
 }
