@@ -215,8 +215,7 @@ func normalizeWireTool(w *wireTool) {
 // toolReader decodes tools one by one, reusing its encoders.
 type toolReader struct {
 	enc bundleEncoder
-	// def writes definition objects with the input schema as it is:
-	// read has just proved those bytes canonical.
+	// def writes definition objects (digestMatches).
 	def bundleEncoder
 }
 
@@ -242,19 +241,19 @@ func (r *toolReader) read(raw []byte, t *Tool) error {
 }
 
 // digestMatches reports whether t's digest is the definition digest of t
-// under src, computed with t's input schema copied as it is instead of
-// canonicalized a second time. That is sound only after read accepted t:
-// the tool's bytes equal their re-encoding, in which the schema is
-// canonicalized, and a JSON value is never a proper prefix of another at
-// the same offset, so the schema's bytes are their own canonical form.
-// false (no source, or a mismatch) leaves the digest to validateTool,
-// which reports it.
+// under src, for the tool read has just accepted: the input schema is not
+// canonicalized a second time, its canonical form is taken from the
+// tool's re-encoding (r.enc, where read's comparison proved it equal to
+// the signed bytes). false (no source, or a mismatch) leaves the digest to
+// validateTool, which reports it.
 func (r *toolReader) digestMatches(t *Tool, src *Source) bool {
-	if src == nil {
+	if src == nil || len(t.InputSchema) == 0 {
 		return false
 	}
-	r.def.dst, r.def.verbatim = r.def.dst[:0], true
-	if err := r.def.definition(t, src); err != nil {
+	r.def.dst, r.def.canonRaw = r.def.dst[:0], r.enc.dst[r.enc.rawFrom:r.enc.rawTo]
+	err := r.def.definition(t, src)
+	r.def.canonRaw = nil
+	if err != nil {
 		return false
 	}
 	sum := sha256.Sum256(r.def.dst)
