@@ -17,9 +17,8 @@ import (
 	"github.com/toolgate/toolgate/internal/testing/mcpref"
 )
 
-// itemJSON is what the benchmark upstream answers: a small API object.
-var itemJSON = []byte(`{"id":"42","name":"Widget","price":{"amount":1999,"currency":"EUR"},` +
-	`"tags":["blue","small","sale"],"stock":17,"updated_at":"2026-01-01T00:00:00Z"}`)
+// itemJSON is what the benchmark upstream answers.
+var itemJSON = mcpref.ItemJSON
 
 const itemSchema = `{"type":"object","additionalProperties":false,"required":["item_id"],"properties":{"item_id":{"type":"string","minLength":1,"maxLength":64}}}`
 

@@ -14,11 +14,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// itemJSON is what the upstream answers: a small API object.
-var itemJSON = []byte(`{"id":"42","name":"Widget","price":{"amount":1999,"currency":"EUR"},` +
-	`"tags":["blue","small","sale"],"stock":17,"updated_at":"2026-01-01T00:00:00Z"}`)
+	"github.com/toolgate/toolgate/internal/testing/mcpref"
+)
 
 // binsEnv names the runtime binaries to measure, comma-separated (each is
 // run as `BIN runtime`); unset, the benchmark builds ./cmd/toolgate twice:
@@ -41,7 +39,7 @@ const binsEnv = "TOOLGATE_BENCH_RUNTIME_BINS"
 func BenchmarkRuntimeProcess(b *testing.B) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(itemJSON)
+		_, _ = w.Write(mcpref.ItemJSON)
 	}))
 	b.Cleanup(up.Close)
 	bins, ref := binaries(b)

@@ -14,6 +14,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// ItemJSON is what the benchmarks' upstream answers for an item: a small
+// API object.
+var ItemJSON = []byte(`{"id":"42","name":"Widget","price":{"amount":1999,"currency":"EUR"},` +
+	`"tags":["blue","small","sale"],"stock":17,"updated_at":"2026-01-01T00:00:00Z"}`)
+
 // GetItem decodes the item_id argument, GETs UPSTREAM/items/{item_id}
 // with client and returns the body as text and structured content.
 func GetItem(client *http.Client, upstream string) mcp.ToolHandler {
