@@ -104,6 +104,12 @@ generate: ## regenerate templ views (views/*_templ.go)
 build: ## build bin/toolgate
 	$(GO) build -o bin/toolgate ./cmd/toolgate
 
+# The runtime-only build: `toolgate runtime`, `bundle verify` and
+# `agent-token` without the console (half the binary, a third less memory).
+.PHONY: build-runtime
+build-runtime: ## build bin/toolgate-runtime (the runtime only: -tags runtimeonly)
+	$(GO) build -tags runtimeonly -o bin/toolgate-runtime ./cmd/toolgate
+
 .PHONY: run
 run: ## build and run the console (default 127.0.0.1:8080, ./data); ARGS="--addr … --data-dir …" to change
 	@echo "make run: building bin/toolgate (the first build compiles every dependency: a minute or more)…"
@@ -216,9 +222,10 @@ bench-cluster: postgres ## publish/approval p50, p99, ops/s: SQLite 1 console vs
 	$(GO) test -run '^$$' -bench '^BenchmarkCluster$$' -benchtime 1x -timeout 30m ./internal/bench/cluster
 
 .PHONY: bench-runtime
-bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server, and with agents authenticated vs not (ratios)
+bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server (in process and as real processes: p50/p99), and with agents authenticated vs not (ratios)
 	@# Loopback only, bounded: 10 swaps per size, one RSS child pair per size
 	@# (20 swaps each), 3,000 tools/call pairs per concurrency level.
+	$(GO) test -run '^$$' -bench '^BenchmarkVerifyFloorRatio5000$$' -benchtime 20x -timeout 10m ./internal/bundle
 	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeSwap$$' -benchtime 10x -timeout 20m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeRSS$$' -benchtime 1x -timeout 20m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCall$$' -benchtime 3000x -timeout 10m ./internal/runtime
@@ -226,6 +233,10 @@ bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal
 	$(GO) test -run '^$$' -bench '^BenchmarkEvaluate$$' -benchtime 20000x -count 3 ./internal/condition
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCallAuthenticated$$' -benchtime 2000x -timeout 15m ./internal/runtime
 	$(GO) test -run '^$$' -bench '^BenchmarkMCPToolCallGuarded$$' -benchtime 2000x -timeout 15m ./internal/runtime
+	@# Real processes: the whole binary and the runtime-only build against a
+	@# go-sdk server binary (RSS at 1,000 and 5,000 tools; tools/call p50/p99
+	@# at 1 and 16 sessions). TOOLGATE_BENCH_RUNTIME_BINS=a,b measures those.
+	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeProcess$$' -benchtime 2000x -timeout 30m ./internal/bench/runtimeproc
 
 # Publish-to-runtime latency via the OCI registry vs via the console, in one
 # run (both runtimes see every publish): OCI_POLL is both runtimes' poll

@@ -21,6 +21,13 @@ import (
 type bundleEncoder struct {
 	dst []byte
 	jcs jcsParser
+	// rawFrom, rawTo are where the last raw value (a tool's input
+	// schema: the only one) went in dst, in canonical form.
+	rawFrom, rawTo int
+	// canonRaw, when set, is written instead of the raw value, which it
+	// must be the canonical form of: toolReader.digestMatches passes the
+	// schema the tool's re-encoding just canonicalized.
+	canonRaw []byte
 }
 
 // encodeCanonical returns the canonical bytes of an already normalized
@@ -230,12 +237,16 @@ func (e *bundleEncoder) raw(r []byte) error {
 		e.null()
 		return nil
 	}
+	if e.canonRaw != nil {
+		e.dst = append(e.dst, e.canonRaw...)
+		return nil
+	}
 	e.jcs.src, e.jcs.i = r, 0
 	out, err := e.jcs.transform(e.dst)
 	if err != nil {
 		return err
 	}
-	e.dst = out
+	e.rawFrom, e.rawTo, e.dst = len(e.dst), len(out), out
 	return nil
 }
 

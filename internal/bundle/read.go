@@ -76,12 +76,14 @@ func sourcesByName(b *Bundle) map[string]*Source {
 }
 
 // readResult is a decoded payload: the bundle, which tools were taken from
-// the memo (validated before), and each tool's key for the next memo (nil
-// without a memo).
+// the memo (validated before), which tools' digests the read already
+// proved (digested), and each tool's key for the next memo (nil without a
+// memo).
 type readResult struct {
-	bundle *Bundle
-	known  []bool
-	keys   [][sha256.Size]byte
+	bundle   *Bundle
+	known    []bool
+	digested []bool
+	keys     [][sha256.Size]byte
 }
 
 // readPayload decodes a signed payload and proves it canonical, part by
@@ -101,7 +103,7 @@ func readPayload(payload []byte, memo *Memo, schemas []string) (*readResult, err
 	if err != nil {
 		return nil, err
 	}
-	res := &readResult{bundle: b, known: make([]bool, len(tools))}
+	res := &readResult{bundle: b, known: make([]bool, len(tools)), digested: make([]bool, len(tools))}
 	if memo != nil {
 		res.keys = make([][sha256.Size]byte, len(tools))
 	}
@@ -119,6 +121,7 @@ func readPayload(payload []byte, memo *Memo, schemas []string) (*readResult, err
 		if err := r.read(raw, &b.Tools[i]); err != nil {
 			return nil, fmt.Errorf("tool %d: %w", i, err)
 		}
+		res.digested[i] = r.digestMatches(&b.Tools[i], sources[b.Tools[i].Source])
 	}
 	for i := 1; i < len(b.Tools); i++ {
 		if strings.Compare(b.Tools[i-1].Name, b.Tools[i].Name) > 0 {
@@ -209,9 +212,11 @@ func normalizeWireTool(w *wireTool) {
 	}
 }
 
-// toolReader decodes tools one by one, reusing its encoder.
+// toolReader decodes tools one by one, reusing its encoders.
 type toolReader struct {
 	enc bundleEncoder
+	// def writes definition objects (digestMatches).
+	def bundleEncoder
 }
 
 // read decodes one tool's bytes into t and proves them canonical.
@@ -233,4 +238,36 @@ func (r *toolReader) read(raw []byte, t *Tool) error {
 		return fmt.Errorf("%q: %w", t.Name, errNotCanonical)
 	}
 	return nil
+}
+
+// digestMatches reports whether t's digest is the definition digest of t
+// under src, for the tool read has just accepted: the input schema is not
+// canonicalized a second time, its canonical form is taken from the
+// tool's re-encoding (r.enc, where read's comparison proved it equal to
+// the signed bytes). false (no source, or a mismatch) leaves the digest to
+// validateTool, which reports it.
+func (r *toolReader) digestMatches(t *Tool, src *Source) bool {
+	if src == nil || len(t.InputSchema) == 0 {
+		return false
+	}
+	r.def.dst, r.def.canonRaw = r.def.dst[:0], r.enc.dst[r.enc.rawFrom:r.enc.rawTo]
+	err := r.def.definition(t, src)
+	r.def.canonRaw = nil
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256(r.def.dst)
+	return len(t.Digest) == len(DigestPrefix)+2*sha256.Size && t.Digest[:len(DigestPrefix)] == DigestPrefix &&
+		hexEqual(t.Digest[len(DigestPrefix):], sum[:])
+}
+
+// hexEqual reports whether s is the lower-case hex form of sum.
+func hexEqual(s string, sum []byte) bool {
+	const digits = "0123456789abcdef"
+	for i, c := range sum {
+		if s[2*i] != digits[c>>4] || s[2*i+1] != digits[c&0x0f] {
+			return false
+		}
+	}
+	return true
 }

@@ -115,7 +115,8 @@ type protectedHeader struct {
 // before the payload is decoded at all; the payload is then base64-decoded,
 // its schema read, and it is JSON-decoded once, a part at a time (the
 // bundle without its tools, then each tool), each part re-encoded with the
-// canonical encoder to prove it is in canonical form (readPayload). With
+// canonical encoder to prove it is in canonical form, and each tool's
+// definition digest checked right after its bytes are (readPayload). With
 // opts.Memo, tools identical to ones of the last bundle accepted with it
 // are taken from it instead.
 func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, error) {
@@ -151,7 +152,7 @@ func Verify(signed []byte, keys KeySet, opts VerifyOptions) (*Bundle, []byte, er
 	b := res.bundle
 	// readPayload re-encoded every input schema it decoded: they are valid
 	// JSON; the tools it took from the memo were validated before.
-	if err := b.validateSome(false, res.known); err != nil {
+	if err := b.validateSome(false, res.known, res.digested); err != nil {
 		// One line: a runtime logs it and the CLI prints it as is.
 		return nil, nil, fmt.Errorf("verify bundle: %w: %s", ErrSchema, strings.ReplaceAll(err.Error(), "\n", "; "))
 	}

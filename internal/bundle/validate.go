@@ -33,12 +33,13 @@ func (b *Bundle) Validate() error { return b.validate(true) }
 // validate is Validate; checkJSON false skips proving that each input schema
 // is valid JSON, for callers that have just canonicalized the bundle (which
 // parses every schema) — the schema must still be an object.
-func (b *Bundle) validate(checkJSON bool) error { return b.validateSome(checkJSON, nil) }
+func (b *Bundle) validate(checkJSON bool) error { return b.validateSome(checkJSON, nil, nil) }
 
 // validateSome is validate, except that the tools known marks (Verify took
 // them from its Memo: they passed validateTool with the same source) only
-// take part in the checks across tools.
-func (b *Bundle) validateSome(checkJSON bool, known []bool) error {
+// take part in the checks across tools, and the digests digested marks
+// (Verify's read proved them, read.go) are not computed again.
+func (b *Bundle) validateSome(checkJSON bool, known, digested []bool) error {
 	var errs []error
 	if !slices.Contains(KnownSchemas(), b.Schema) {
 		errs = append(errs, fmt.Errorf("schema is %q, want one of %s", b.Schema, strings.Join(KnownSchemas(), ", ")))
@@ -70,7 +71,8 @@ func (b *Bundle) validateSome(checkJSON bool, known []bool) error {
 		if known != nil && known[i] {
 			continue
 		}
-		if err := validateTool(b.Schema, t, sources, checkJSON); err != nil {
+		digestOK := digested != nil && digested[i]
+		if err := validateTool(b.Schema, t, sources, checkJSON, digestOK); err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", t.Name, err))
 		}
 	}
@@ -113,15 +115,19 @@ func validateSource(s Source) error {
 	return nil
 }
 
-func validateTool(schema string, t Tool, sources map[string]*Source, checkJSON bool) error {
+// validateTool checks one tool; digestOK says its digest was proved
+// already (against the same source), so it is not computed again.
+func validateTool(schema string, t Tool, sources map[string]*Source, checkJSON, digestOK bool) error {
 	var errs []error
 	if !toolNameRE.MatchString(t.Name) {
 		errs = append(errs, fmt.Errorf("name must match %s", toolNameRE))
 	}
 	if src := sources[t.Source]; src == nil {
 		errs = append(errs, fmt.Errorf("source %q is not in the bundle", t.Source))
-	} else if err := checkDigest(&t, src); err != nil {
-		errs = append(errs, err)
+	} else if !digestOK {
+		if err := checkDigest(&t, src); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if !slices.Contains(methods, t.Method) {
 		errs = append(errs, fmt.Errorf("method %q: want one of %s (upper case)", t.Method, strings.Join(methods, ", ")))

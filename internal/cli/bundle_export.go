@@ -1,3 +1,5 @@
+//go:build !runtimeonly
+
 package cli
 
 import (
@@ -7,6 +9,12 @@ import (
 
 	"github.com/toolgate/toolgate/internal/store"
 )
+
+// bundleCmd groups the subcommands that work on signed bundles.
+type bundleCmd struct {
+	Verify bundleVerifyCmd `cmd:"" help:"Verify a signed bundle file offline against a public key (exit 0 valid, 1 refused, 2 unusable input)."`
+	Export bundleExportCmd `cmd:"" help:"Write a published bundle exactly as runtimes receive it (the JWS) to a file."`
+}
 
 // bundleExportCmd is `toolgate bundle export`: a published bundle exactly as
 // runtimes receive it (the JWS), written to a file.

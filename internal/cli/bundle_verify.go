@@ -9,12 +9,6 @@ import (
 	"github.com/toolgate/toolgate/internal/bundle"
 )
 
-// bundleCmd groups the subcommands that work on signed bundles.
-type bundleCmd struct {
-	Verify bundleVerifyCmd `cmd:"" help:"Verify a signed bundle file offline against a public key (exit 0 valid, 1 refused, 2 unusable input)."`
-	Export bundleExportCmd `cmd:"" help:"Write a published bundle exactly as runtimes receive it (the JWS) to a file."`
-}
-
 // bundleVerifyCmd is `toolgate bundle verify`: what a runtime checks before
 // it uses a bundle, for operators and scripts.
 type bundleVerifyCmd struct {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -16,11 +14,11 @@ import (
 
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/executor"
+	"github.com/toolgate/toolgate/internal/testing/mcpref"
 )
 
-// itemJSON is what the benchmark upstream answers: a small API object.
-var itemJSON = []byte(`{"id":"42","name":"Widget","price":{"amount":1999,"currency":"EUR"},` +
-	`"tags":["blue","small","sale"],"stock":17,"updated_at":"2026-01-01T00:00:00Z"}`)
+// itemJSON is what the benchmark upstream answers.
+var itemJSON = mcpref.ItemJSON
 
 const itemSchema = `{"type":"object","additionalProperties":false,"required":["item_id"],"properties":{"item_id":{"type":"string","minLength":1,"maxLength":64}}}`
 
@@ -118,29 +116,7 @@ func referenceEndpoint(b *testing.B, upstream string) string {
 	client := &http.Client{Transport: executor.NewTransport(), Timeout: 8 * time.Second}
 	s := newReferenceServer()
 	s.AddTool(&mcp.Tool{Name: "getItem", Description: "Get an item by id.", InputSchema: json.RawMessage(itemSchema)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args struct {
-				ItemID string `json:"item_id"`
-			}
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, err
-			}
-			hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, upstream+"/items/"+url.PathEscape(args.ItemID), nil)
-			if err != nil {
-				return nil, err
-			}
-			resp, err := client.Do(hreq)
-			if err != nil {
-				return nil, err
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-			if err != nil {
-				return nil, err
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(body)}},
-				StructuredContent: json.RawMessage(body)}, nil
-		})
+		mcpref.GetItem(client, upstream))
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute}))
 	b.Cleanup(srv.Close)

@@ -256,28 +256,12 @@ func (r *Runtime) toolHandler(name string) mcp.ToolHandler {
 	}
 }
 
-// decodeArguments reads the arguments object; numbers stay json.Number so
-// large ids reach the upstream unchanged.
-func decodeArguments(raw json.RawMessage) (map[string]any, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return map[string]any{}, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var args map[string]any
-	if err := dec.Decode(&args); err != nil {
-		return nil, fmt.Errorf("arguments are not a JSON object: %w", err)
-	}
-	return args, nil
-}
-
 // toolResult is the MCP form of a call: the executor's result JSON
 // ({tool, ok, status, attempts, duration_ms, result, error}) as text and as
 // structured content; isError when the call failed, with the error's
 // class, may_have_applied and instruction inside.
 func toolResult(res *executor.Result) *mcp.CallToolResult {
-	raw, err := json.Marshal(res)
+	raw, err := appendResultJSON(nil, res)
 	if err != nil {
 		// The body is validated JSON or text, so this means a bug; still
 		// tell the agent something it can act on.
