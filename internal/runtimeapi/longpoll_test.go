@@ -280,7 +280,9 @@ func TestBundleLongPollOnTheRuntimeAPIListener(t *testing.T) {
 	}
 
 	done := make(chan answerLP, 1)
-	go func() { done <- askHeaders(t, base+"/api/v1/bundle", bearer(token, "If-None-Match", v1.ETag, "Prefer", "wait=25")) }()
+	go func() {
+		done <- askHeaders(t, base+"/api/v1/bundle", bearer(token, "If-None-Match", v1.ETag, "Prefer", "wait=25"))
+	}()
 	waitFor(t, "the request to wait", func() bool { return a.srv.LongPollWaiters() == 1 })
 	start = time.Now()
 	a.exposeTool("get_order")
