@@ -3,6 +3,7 @@ package runtimeapi
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/valyala/fasthttp"
@@ -17,13 +18,8 @@ import (
 // holdBundle is apiBundle's part: it returns the form to answer with.
 func (s *Service) holdBundle(c echo.Context, form *servedBundle) (*servedBundle, error) {
 	req := c.Request()
-	wait := preferWait(req.Header.Get(headerPrefer), s.poll.max)
-	if wait <= 0 {
-		return form, nil
-	}
-	c.Response().Header().Set(headerPreferenceApplied, appliedValue(wait))
-	inm := req.Header.Get("If-None-Match")
-	if !form.notModified(inm) {
+	wait, inm := s.waitAsked(c)
+	if wait <= 0 || !form.notModified(inm) {
 		return form, nil
 	}
 	next, changed := s.awaitBundle(req.Context(), inm, req.Header.Get(headerBundleSchemas), wait)
@@ -34,6 +30,17 @@ func (s *Service) holdBundle(c echo.Context, form *servedBundle) (*servedBundle,
 		return nil, err
 	}
 	return next, nil
+}
+
+// waitAsked is the wait an echo request asks for (0: none), said in
+// Preference-Applied when there is one, and its If-None-Match.
+func (s *Service) waitAsked(c echo.Context) (time.Duration, string) {
+	h := c.Request().Header
+	wait := preferWait(h.Get(headerPrefer), s.poll.max)
+	if wait > 0 {
+		c.Response().Header().Set(headerPreferenceApplied, appliedValue(wait))
+	}
+	return wait, h.Get("If-None-Match")
 }
 
 // holdNetHTTP is the net/http fast path's part, for a request whose ETag
@@ -77,13 +84,8 @@ func (s *Service) holdFastHTTP(ctx *fasthttp.RequestCtx, in *fetchHeaders, cur *
 // to answer with.
 func (s *Service) holdKeys(c echo.Context, body []byte, etag string) ([]byte, string) {
 	req := c.Request()
-	wait := preferWait(req.Header.Get(headerPrefer), s.poll.max)
-	if wait <= 0 {
-		return body, etag
-	}
-	c.Response().Header().Set(headerPreferenceApplied, appliedValue(wait))
-	inm := req.Header.Get("If-None-Match")
-	if !etagMatches(inm, etag) {
+	wait, inm := s.waitAsked(c)
+	if wait <= 0 || !etagMatches(inm, etag) {
 		return body, etag
 	}
 	s.poll.await(req.Context(), wait, func() bool {

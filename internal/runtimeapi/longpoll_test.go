@@ -57,6 +57,30 @@ func (a *testApp) start(r request) *pending {
 	return p
 }
 
+// heldApp is a runtime API with v1 published and a token, and a bundle
+// request held on it (Prefer: wait=20 with v1's ETag), once it waits.
+func heldApp(t *testing.T) (*testApp, string, *store.BundleRecord, *pending) {
+	t.Helper()
+	a := newPublishApp(t)
+	a.exposeTool("list_orders")
+	token := a.token("edge")
+	v1 := a.publish("first")
+	p := a.hold(t, token, v1.ETag)
+	return a, token, v1, p
+}
+
+// hold starts a bundle request with Prefer: wait=20 and etag, and fails
+// unless it is still waiting once everything else has settled.
+func (a *testApp) hold(t *testing.T, token, etag string) *pending {
+	t.Helper()
+	p := a.start(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", etag, "Prefer", "wait=20")})
+	synctest.Wait()
+	if p.answered() {
+		t.Fatalf("answered at once: %d", p.rec.Code)
+	}
+	return p
+}
+
 func (p *pending) answered() bool {
 	select {
 	case <-p.done:
@@ -113,20 +137,7 @@ func TestBundleLongPollWaitsThenAnswers304(t *testing.T) {
 // full API's.
 func TestBundleLongPollWakesOnPublishAndRollback(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := newPublishApp(t)
-		a.exposeTool("list_orders")
-		token := a.token("edge")
-		v1 := a.publish("first")
-		hold := func(etag string) *pending {
-			t.Helper()
-			p := a.start(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", etag, "Prefer", "wait=20")})
-			synctest.Wait()
-			if p.answered() {
-				t.Fatalf("answered at once: %d", p.rec.Code)
-			}
-			return p
-		}
-		p := hold(v1.ETag)
+		a, token, v1, p := heldApp(t)
 		time.Sleep(3 * time.Second)
 		a.exposeTool("get_order")
 		v2 := a.publish("second")
@@ -139,7 +150,7 @@ func TestBundleLongPollWakesOnPublishAndRollback(t *testing.T) {
 			t.Fatalf("answer %v, want v2", p.rec.Header())
 		}
 
-		p = hold(v2.ETag)
+		p = a.hold(t, token, v2.ETag)
 		key, err := a.keys.Active(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -159,12 +170,7 @@ func TestBundleLongPollWakesOnPublishAndRollback(t *testing.T) {
 // a token still active when it is there.
 func TestBundleLongPollTokenRevokedWhileWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := newPublishApp(t)
-		a.exposeTool("list_orders")
-		token := a.token("edge")
-		v1 := a.publish("first")
-		p := a.start(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag, "Prefer", "wait=20")})
-		synctest.Wait()
+		a, _, _, p := heldApp(t)
 		if _, err := a.db.RevokeRuntimeToken(context.Background(), "admin", "edge"); err != nil {
 			t.Fatal(err)
 		}
@@ -204,12 +210,7 @@ func TestKeysLongPollWakesOnRotation(t *testing.T) {
 // answered at once (304), so they do not hold up the listener's stop.
 func TestStopWaitingAnswersHeldRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := newPublishApp(t)
-		a.exposeTool("list_orders")
-		token := a.token("edge")
-		v1 := a.publish("first")
-		p := a.start(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag, "Prefer", "wait=20")})
-		synctest.Wait()
+		a, _, _, p := heldApp(t)
 		a.srv.StopWaiting()
 		synctest.Wait()
 		if !p.answered() {

@@ -1,5 +1,6 @@
 // Package runtimeapi is the runtime API (/api/v1/…): the bundle runtimes
-// poll with a bearer token (ETag / 304), the public keys they verify it
+// poll with a bearer token (ETag / 304; held until a change when the
+// runtime asks, longpoll.go), the public keys they verify it
 // with, and the console's metrics, answered from memory (state.go) with
 // every fetch recorded for the Runtimes page in batches (fleet.go). It is a
 // product of its own beside the console's HTML (web): its own echo
