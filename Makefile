@@ -251,10 +251,13 @@ bench-long-poll: registry ## long polling: bytes per waiter (10,000 on one conso
 	  (cd $$base && $(GO) test -run '^$$' -bench '^BenchmarkNotModified$$' -benchtime 200000x ./internal/runtimeapi) | sed -n 's/^Benchmark/before Benchmark/p'; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkNotModified$$' -benchtime 200000x ./internal/runtimeapi | sed -n 's/^Benchmark/after Benchmark/p'; \
 	done | tee $$base/rows.txt; \
-	echo "304 path, ns/op, median of $(LP_ROUNDS) alternating runs ($(LP_BASE) = before):"; \
+	echo "304 path, median of $(LP_ROUNDS) alternating runs ($(LP_BASE) = before):"; \
 	for k in before after; do for l in net-http fasthttp; do \
-	  grep "^$$k BenchmarkNotModified/$$l" $$base/rows.txt | awk '{print $$4}' | sort -n | \
-	  awk -v k=$$k -v l=$$l '{a[NR]=$$1} END {printf "  %-7s %-9s %s\n", k, l, a[int((NR+1)/2)]}'; done; done; \
+	  rows=$$(grep "^$$k BenchmarkNotModified/$$l" $$base/rows.txt); \
+	  wall=$$(echo "$$rows" | awk '{print $$4}' | sort -n | awk '{a[NR]=$$1} END {print a[int((NR+1)/2)]}'); \
+	  cpu=$$(echo "$$rows" | awk '{for (i=5; i<NF; i++) if ($$(i+1)=="cpu-ns/op") print $$i}' | sort -n | \
+	    awk '{a[NR]=$$1} END {print a[int((NR+1)/2)]}'); \
+	  printf "  %-7s %-9s %8s ns/op wall %8s ns/op CPU\n" $$k $$l $$wall $$cpu; done; done; \
 	rm -rf $$base
 	$(GO) test -run '^$$' -bench '^BenchmarkPublishToListChanged$$' -benchtime 1x -timeout 20m ./internal/bench/ocilatency \
 	  -args -iterations $(OCI_ITERATIONS) -poll $(OCI_POLL)

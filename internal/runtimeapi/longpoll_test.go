@@ -311,3 +311,33 @@ func askHeaders(t *testing.T, url string, header map[string]string) answerLP {
 	a := ask(t, "GET", url, header)
 	return answerLP{status: a.status, etag: a.header["ETag"], applied: a.header[headerPreferenceApplied], body: a.body}
 }
+
+// TestBundleLongPollWakesOnAnotherProcessOnSQLite: on SQLite another
+// process (the CLI) cannot notify; the database poll that finds its
+// version wakes the waiters.
+func TestBundleLongPollWakesOnAnotherProcessOnSQLite(t *testing.T) {
+	a, path := newAPIApp(t, 50*time.Millisecond)
+	other := openDB(t, path)
+	a.exposeTool("list_orders")
+	token := a.token("edge")
+	v1 := a.publish("first")
+	p := a.start(request{method: "GET", path: "/api/v1/bundle", header: bearer(token, "If-None-Match", v1.ETag, "Prefer", "wait=25")})
+	waitFor(t, "the request to wait", func() bool { return a.srv.LongPollWaiters() == 1 })
+	key, err := a.keys.Active(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := other.Publish(context.Background(), store.PublishRequest{Actor: "cli", Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the other process's publish did not wake the waiter within 10 s (poll 50 ms)")
+	}
+	wantStatus(t, p.rec, 200)
+	if p.rec.Header().Get("ETag") != v2.ETag {
+		t.Fatalf("ETag %q, want v2's", p.rec.Header().Get("ETag"))
+	}
+}
