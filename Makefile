@@ -243,6 +243,36 @@ bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal
 # interval, OCI_ITERATIONS the publishes measured. Loopback only, bounded.
 OCI_POLL       ?= 500ms
 OCI_ITERATIONS ?= 100
+# Long polling: what a held request costs the console (LP_WAITERS held at once
+# on each listener; the clients run in a child process), the 304 path of a
+# request that does not wait, this tree against LP_BASE's in alternating runs
+# (medians of LP_ROUNDS), and publish → list_changed at an MCP client via the
+# console (long poll) and via the registry (OCI_POLL). Loopback only, bounded.
+LP_WAITERS ?= 10000
+LP_BASE    ?= main
+LP_ROUNDS  ?= 6
+.PHONY: bench-long-poll
+bench-long-poll: registry ## long polling: bytes per waiter (10,000 on one console), the 304 path before/after, publish → list_changed via console and registry
+	@# One process per listener, so each RSS figure starts from a fresh heap.
+	$(GO) test -run '^$$' -bench '^BenchmarkLongPollWaiters/fasthttp$$' -benchtime 1x -timeout 10m ./internal/runtimeapi -args -waiters $(LP_WAITERS)
+	$(GO) test -run '^$$' -bench '^BenchmarkLongPollWaiters/net-http$$' -benchtime 1x -timeout 10m ./internal/runtimeapi -args -waiters $(LP_WAITERS)
+	@base=$$(mktemp -d); git archive $(LP_BASE) | tar -x -C $$base; \
+	cp internal/runtimeapi/bench_304_test.go $$base/internal/runtimeapi/; \
+	for i in $$(seq $(LP_ROUNDS)); do \
+	  (cd $$base && $(GO) test -run '^$$' -bench '^BenchmarkNotModified$$' -benchtime 200000x ./internal/runtimeapi) | sed -n 's/^Benchmark/before Benchmark/p'; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkNotModified$$' -benchtime 200000x ./internal/runtimeapi | sed -n 's/^Benchmark/after Benchmark/p'; \
+	done | tee $$base/rows.txt; \
+	echo "304 path, median of $(LP_ROUNDS) alternating runs ($(LP_BASE) = before):"; \
+	for k in before after; do for l in net-http fasthttp; do \
+	  rows=$$(grep "^$$k BenchmarkNotModified/$$l" $$base/rows.txt); \
+	  wall=$$(echo "$$rows" | awk '{print $$4}' | sort -n | awk '{a[NR]=$$1} END {print a[int((NR+1)/2)]}'); \
+	  cpu=$$(echo "$$rows" | awk '{for (i=5; i<NF; i++) if ($$(i+1)=="cpu-ns/op") print $$i}' | sort -n | \
+	    awk '{a[NR]=$$1} END {print a[int((NR+1)/2)]}'); \
+	  printf "  %-7s %-9s %8s ns/op wall %8s ns/op CPU\n" $$k $$l $$wall $$cpu; done; done; \
+	rm -rf $$base
+	$(GO) test -run '^$$' -bench '^BenchmarkPublishToListChanged$$' -benchtime 1x -timeout 20m ./internal/bench/ocilatency \
+	  -args -iterations $(OCI_ITERATIONS) -poll $(OCI_POLL)
+
 .PHONY: bench-oci
 bench-oci: registry ## publish → runtime latency via the OCI registry vs via the console (p50/p99, ratios)
 	$(GO) test -run '^$$' -bench '^BenchmarkPublishToRuntime$$' -benchtime 1x -timeout 20m ./internal/bench/ocilatency \

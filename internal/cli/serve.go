@@ -98,10 +98,14 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	hooks := webhook.NewDispatcher(webhook.Config{Store: db, Logger: logger, Open: state.WebhookKEK.Open})
 	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: logger, Keys: state.Keys,
-		CallRecordRetention: cfg.CallRecordsRetention})
+		CallRecordRetention: cfg.CallRecordsRetention, LongPollMax: longPollMax(cfg.LongPollMax)})
 	if err != nil {
 		return err
 	}
+	// Held long polls are answered at once when shutting down begins, so
+	// they do not keep the listeners from stopping.
+	stopWaiting := context.AfterFunc(ctx, api.StopWaiting)
+	defer stopWaiting()
 	// web.New creates the first signing key when there is none.
 	srv, err := web.New(ctx, web.Deps{Store: db, Logger: logger, Config: cfg, SessionKeys: state.SessionKeys,
 		Keys: state.Keys, Throttle: state.Throttle, Pusher: push, SSO: signOn, RuntimeAPI: api, Notifier: hooks,

@@ -53,3 +53,12 @@ const preAuthRead = 5 * time.Second
 func serveFastHTTP(ctx context.Context, logger *slog.Logger, name string, fs *fasthttp.Server, ln net.Listener, grace time.Duration) error {
 	return serveUntilDone(ctx, logger, name, ln, grace, fs.Serve, fs.ShutdownWithContext)
 }
+
+// longPollMax is --long-poll-max as runtimeapi.Config takes it: 0 there
+// means the default, so the flag's 0 (off) becomes negative.
+func longPollMax(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
+}

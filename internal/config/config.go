@@ -25,9 +25,13 @@ type Config struct {
 	// that a flood of idle connections runs into them before it runs the
 	// process out of file descriptors. 0 means the default
 	// (RuntimeAPIConnLimits).
-	RuntimeAPIMaxConns      int    `name:"runtime-api-max-conns" env:"TOOLGATE_RUNTIME_API_MAX_CONNS" default:"8192" help:"Most connections the --runtime-api-addr listener keeps open at once; beyond it a new connection gets 503 and is closed. Keep it below the file limit (ulimit -n)."`
-	RuntimeAPIMaxConnsPerIP int    `name:"runtime-api-max-conns-per-ip" env:"TOOLGATE_RUNTIME_API_MAX_CONNS_PER_IP" default:"256" help:"Most connections the --runtime-api-addr listener keeps open from one client address; beyond it a new one gets 429 and is closed."`
-	DataDir                 string `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
+	RuntimeAPIMaxConns      int `name:"runtime-api-max-conns" env:"TOOLGATE_RUNTIME_API_MAX_CONNS" default:"8192" help:"Most connections the --runtime-api-addr listener keeps open at once; beyond it a new connection gets 503 and is closed. Keep it below the file limit (ulimit -n)."`
+	RuntimeAPIMaxConnsPerIP int `name:"runtime-api-max-conns-per-ip" env:"TOOLGATE_RUNTIME_API_MAX_CONNS_PER_IP" default:"256" help:"Most connections the --runtime-api-addr listener keeps open from one client address; beyond it a new one gets 429 and is closed."`
+	// LongPollMax bounds the wait a runtime may ask for (Prefer: wait) on
+	// a conditional bundle or keys request (runtimeapi longpoll.go); 0
+	// turns long polling off.
+	LongPollMax time.Duration `name:"long-poll-max" env:"TOOLGATE_LONG_POLL_MAX" default:"30s" help:"Longest a runtime's conditional bundle request is held waiting for a newer version (Prefer: wait=N) before 304; 0 answers at once (no long polling). Keep it below a minute (the listeners' write timeout)."`
+	DataDir     string        `name:"data-dir" env:"TOOLGATE_DATA_DIR" default:"./data" help:"Directory for the database and session keys."`
 	// DatabaseURL, when set, names a PostgreSQL database used instead of
 	// DATA_DIR/toolgate.db (the data directory still holds the keys).
 	DatabaseURL   string        `name:"database-url" env:"TOOLGATE_DATABASE_URL" help:"PostgreSQL database (postgres://user:password@host:port/db?sslmode=…) instead of DATA_DIR/toolgate.db; for several console instances."`

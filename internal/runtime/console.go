@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/bundle"
 )
@@ -58,6 +59,9 @@ type fetched struct {
 	notModified bool
 	signed      []byte
 	etag        string
+	// applied is the wait the console applied (Preference-Applied), 0
+	// when it answered at once.
+	applied time.Duration
 }
 
 // bundleRequest is GET /api/v1/bundle with the token and this runtime's
@@ -81,24 +85,26 @@ func (c *console) bundleRequest(ctx context.Context, running int64, refused stri
 	return req, nil
 }
 
-// fetchBundle asks for the current bundle, conditionally when etag is set.
-func (c *console) fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error) {
-	req, err := c.bundleRequest(ctx, running, refused)
+// fetchBundle asks for the current bundle, conditionally when an ETag is
+// set, and long polls when asked to (longpoll.go).
+func (c *console) fetchBundle(ctx context.Context, fr fetchRequest) (fetched, error) {
+	req, err := c.bundleRequest(ctx, fr.running, fr.refused)
 	if err != nil {
 		return fetched{}, fmt.Errorf("fetch bundle: %w", err)
 	}
 	req.Header.Set("Accept", "application/jose")
-	if etag != "" {
-		req.Header.Set("If-None-Match", etag)
+	if fr.etag != "" {
+		req.Header.Set("If-None-Match", fr.etag)
 	}
-	resp, err := c.httpClient.Do(req)
+	resp, err := c.longPoll(req, fr.wait).Do(req)
 	if err != nil {
 		return fetched{}, fmt.Errorf("fetch bundle: %w", err)
 	}
 	defer resp.Body.Close()
+	applied := appliedWait(resp.Header.Get(headerPreferenceApplied))
 	switch resp.StatusCode {
 	case http.StatusNotModified:
-		return fetched{notModified: true, etag: etag}, nil
+		return fetched{notModified: true, etag: fr.etag, applied: applied}, nil
 	case http.StatusOK:
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return fetched{}, fmt.Errorf("fetch bundle: %w", ErrTokenRefused)
@@ -111,7 +117,7 @@ func (c *console) fetchBundle(ctx context.Context, etag string, running int64, r
 	if err != nil {
 		return fetched{}, fmt.Errorf("fetch bundle: %w", err)
 	}
-	return fetched{signed: body, etag: resp.Header.Get("ETag")}, nil
+	return fetched{signed: body, etag: resp.Header.Get("ETag"), applied: applied}, nil
 }
 
 // fetchKeys reads the console's JWKS (used once, under trust on first use).

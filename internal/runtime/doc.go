@@ -12,7 +12,10 @@
 // which bundle schemas it reads with X-Toolgate-Bundle-Schemas (none when
 // Options.BundleSchemas is v1 only; bundle doc.go, "Rolling upgrade"). A
 // runtime running the v1 form of a version takes that version's v2 form
-// as newer. A new bundle
+// as newer. Each fetch also sends Prefer: wait=<the jittered interval>
+// (long polling, longpoll.go): a console that holds it answers at the
+// publish, says so with Preference-Applied, and the next fetch starts at
+// once; an older console answers at once and the interval applies. A new bundle
 // is verified against the trusted keys (pinned, or fetched once from GET
 // /api/v1/keys under trust on first use and persisted); an unsigned, tampered, unknown-key, older-version or
 // expired bundle is refused and the last good one stays in force (R11).

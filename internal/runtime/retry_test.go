@@ -43,7 +43,7 @@ type scriptedSource struct {
 	signed []byte
 }
 
-func (s *scriptedSource) fetchBundle(context.Context, string, int64, string) (fetched, error) {
+func (s *scriptedSource) fetchBundle(context.Context, fetchRequest) (fetched, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.at = append(s.at, time.Now())

@@ -257,23 +257,17 @@ func (r *Runtime) InstanceID() string { return r.instanceID }
 // A failed fetch, or one that leaves the runtime without a bundle, is
 // retried sooner (retryDelay: 1 s, 2 s, 4 s … up to the poll interval), so
 // a runtime started a moment before its token or first bundle exists
-// serves as soon as they do. Run only returns when ctx is done.
+// serves as soon as they do. Against a console that long polls, each
+// fetch waits at the console for a change and the next starts at once
+// (syncOnce). Run only returns when ctx is done.
 func (r *Runtime) Run(ctx context.Context) error {
 	pollAt := r.opts.Now()
 	failures := 0
 	for {
 		if !r.opts.Now().Before(pollAt) {
-			err := r.Sync(ctx)
+			wait := r.syncOnce(ctx, &failures)
 			if ctx.Err() != nil {
 				return nil
-			}
-			wait := r.nextInterval()
-			if err != nil || r.snap.Load() == nil {
-				failures++
-				wait = retryDelay(failures, r.opts.PollInterval)
-				r.logSyncFailure(err, wait)
-			} else {
-				failures = 0
 			}
 			pollAt = r.opts.Now().Add(wait)
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/oci"
 )
@@ -20,9 +21,19 @@ import (
 // freshness, so it has a sync of its own (syncRegistry).
 type source interface {
 	// fetchBundle returns the current signed bundle, or notModified when
-	// etag (what this source said last time) still identifies it. running
-	// and refused are what the runtime reports to the console's fleet view.
-	fetchBundle(ctx context.Context, etag string, running int64, refused string) (fetched, error)
+	// etag (what this source said last time) still identifies it.
+	fetchBundle(ctx context.Context, req fetchRequest) (fetched, error)
+}
+
+// fetchRequest is one fetch: the ETag of the bundle in force, what the
+// runtime reports to the console's fleet view (running, refused), and how
+// long the console may hold the request when nothing changed (0: answer
+// at once; longpoll.go).
+type fetchRequest struct {
+	etag    string
+	running int64
+	refused string
+	wait    time.Duration
 }
 
 // registrySource pulls bundles and the console's timestamp from an OCI

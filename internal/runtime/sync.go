@@ -146,7 +146,13 @@ func (r *Runtime) loadPersisted() error {
 // bundle in force; a new bundle is verified (signature, newer version, not
 // expired), compiled, swapped in and persisted. Any refusal keeps the last
 // good bundle and is returned.
-func (r *Runtime) Sync(ctx context.Context) error {
+func (r *Runtime) Sync(ctx context.Context) error { return r.syncWaiting(ctx, 0, nil) }
+
+// syncWaiting is Sync asking the console to hold the conditional request
+// for up to wait when nothing changed (long polling, longpoll.go); held
+// receives the wait the console applied (0: it answered at once, as a
+// console without long polling does).
+func (r *Runtime) syncWaiting(ctx context.Context, wait time.Duration, held *time.Duration) error {
 	r.syncMu.Lock()
 	defer r.syncMu.Unlock()
 	keys := r.keys.Load()
@@ -168,10 +174,13 @@ func (r *Runtime) Sync(ctx context.Context) error {
 	if cur != nil {
 		etag, running = cur.etag, cur.bundle.Version
 	}
-	f, err := r.source.fetchBundle(ctx, etag, running, r.refusalReport())
+	f, err := r.source.fetchBundle(ctx, fetchRequest{etag: etag, running: running, refused: r.refusalReport(), wait: wait})
 	if err != nil {
 		r.metrics.fetch("error")
 		return fmt.Errorf("sync: %w", err)
+	}
+	if held != nil {
+		*held = f.applied
 	}
 	r.sendCallRecords(ctx) // the console answered: deliver call records on the same poll
 	if f.notModified || (cur != nil && signedIDOf(f.signed) == cur.signed) {

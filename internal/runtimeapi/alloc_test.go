@@ -69,7 +69,7 @@ func TestNotModifiedFastPathAllocatesNothing(t *testing.T) {
 // be canonical, or it would never find the header a client sent.
 func TestHeaderKeysCanonical(t *testing.T) {
 	for _, k := range []string{"If-None-Match", "Authorization", headerInstanceID, headerRuntimeName, headerRefused, headerBundleVersion,
-		headerBundleSchemas} {
+		headerBundleSchemas, headerPrefer} {
 		if c := http.CanonicalHeaderKey(k); c != k {
 			t.Errorf("header key %q is not canonical (%q): headerValue would miss it", k, c)
 		}

@@ -44,7 +44,10 @@ func (s *Service) apiBundle(c echo.Context) error {
 		s.metrics.bundleResults.WithLabelValues(resultNone).Inc()
 		return apperr.NotFoundf("No bundle has been published yet.")
 	}
-	form := cur.formFor(c.Request().Header.Get(headerBundleSchemas))
+	form, err := s.holdBundle(c, cur.formFor(c.Request().Header.Get(headerBundleSchemas)))
+	if err != nil {
+		return err
+	}
 	return s.serveBundle(c, form.versionText, form.etag, form.signed)
 }
 

@@ -16,8 +16,9 @@ const headerBundleSchemas = "X-Toolgate-Bundle-Schemas"
 
 // varyBundle is the Vary of every bundle answer, 304s included (STYLE
 // habit 17): a cache in front of the console must not hand one form to a
-// runtime that asked for the other.
-const varyBundle = headerBundleSchemas
+// runtime that asked for the other. Prefer too (RFC 7240 §2): a wait
+// asked for changes when the answer comes and its Preference-Applied.
+const varyBundle = headerBundleSchemas + ", " + headerPrefer
 
 var fastVary = []string{varyBundle}
 

@@ -72,6 +72,9 @@ func (s *Service) notModifiedFast(w http.ResponseWriter, r *http.Request) bool {
 	if cur = cur.formFor(rep.schemas); !cur.notModified(inm) {
 		return false
 	}
+	if !s.holdNetHTTP(w, r, inm, rep.schemas) {
+		return false
+	}
 	s.fleet.record(tokenID, rep)
 	h := w.Header()
 	h["Etag"] = cur.etagHeader

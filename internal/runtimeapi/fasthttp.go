@@ -57,6 +57,9 @@ func (s *Service) bundleFastHTTP(ctx *fasthttp.RequestCtx) bool {
 	if !ok {
 		return false
 	}
+	if cur, tokenID, ok = s.holdFastHTTP(ctx, &in, cur, tokenID); !ok {
+		return false
+	}
 	in.report.remoteIP, _ = netip.AddrFromSlice(ctx.RemoteIP())
 	s.fleet.record(tokenID, in.report)
 	cur = cur.formFor(in.report.schemas)
@@ -103,6 +106,7 @@ var (
 // fetchHeaders are the request headers the fast path reads.
 type fetchHeaders struct {
 	authorization, ifNoneMatch string
+	prefer                     string      // long polling (longpoll.go)
 	report                     fetchReport // remoteIP not set
 }
 
@@ -120,6 +124,8 @@ func readFetchHeaders(h *fasthttp.RequestHeader) fetchHeaders {
 			dst = &f.authorization
 		case "If-None-Match":
 			dst = &f.ifNoneMatch
+		case headerPrefer:
+			dst = &f.prefer
 		case headerInstanceID:
 			dst = &f.report.instance
 		case headerRuntimeName:

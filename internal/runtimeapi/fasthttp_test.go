@@ -38,7 +38,7 @@ type answer struct {
 
 // comparedHeaders are the response headers both listeners must agree on.
 var comparedHeaders = []string{"Content-Type", "ETag", "Cache-Control", "X-Content-Type-Options",
-	"Content-Security-Policy", "X-Toolgate-Bundle-Version", "WWW-Authenticate", "Set-Cookie"}
+	"Content-Security-Policy", "X-Toolgate-Bundle-Version", "WWW-Authenticate", "Set-Cookie", headerPreferenceApplied}
 
 func ask(t *testing.T, method, url string, header map[string]string) answer {
 	t.Helper()

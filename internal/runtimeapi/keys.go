@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -16,15 +17,11 @@ import (
 // before it trusts anything. no-cache with an ETag keeps rotations visible
 // at once while unchanged sets cost a 304.
 func (s *Service) apiKeys(c echo.Context) error {
-	set, err := s.publicKeys(c.Request().Context())
+	body, etag, err := s.keySetJSON(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(set)
-	if err != nil {
-		return fmt.Errorf("api keys: %w", err)
-	}
-	etag := store.BundleETag(body)
+	body, etag = s.holdKeys(c, body, etag)
 	h := c.Response().Header()
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
@@ -32,4 +29,13 @@ func (s *Service) apiKeys(c echo.Context) error {
 		return c.NoContent(http.StatusNotModified)
 	}
 	return c.Blob(http.StatusOK, "application/jwk-set+json", body)
+}
+
+// keySetBytes is a key set as served, with its ETag.
+func keySetBytes(set bundle.KeySet) ([]byte, string, error) {
+	body, err := json.Marshal(set)
+	if err != nil {
+		return nil, "", fmt.Errorf("api keys: %w", err)
+	}
+	return body, store.BundleETag(body), nil
 }

@@ -1,5 +1,6 @@
 // Package runtimeapi is the runtime API (/api/v1/…): the bundle runtimes
-// poll with a bearer token (ETag / 304), the public keys they verify it
+// poll with a bearer token (ETag / 304; held until a change when the
+// runtime asks, longpoll.go), the public keys they verify it
 // with, and the console's metrics, answered from memory (state.go) with
 // every fetch recorded for the Runtimes page in batches (fleet.go). It is a
 // product of its own beside the console's HTML (web): its own echo
@@ -41,6 +42,10 @@ type Config struct {
 	// CallRecordRetention is how long call records are kept (pruned
 	// hourly); 0 means 30 days.
 	CallRecordRetention time.Duration
+	// LongPollMax bounds the wait a request may ask for with Prefer: wait
+	// (longpoll.go); 0 means DefaultLongPollMax, negative turns long
+	// polling off (every request is answered at once).
+	LongPollMax time.Duration
 }
 
 // defaultPoll is Config.PollInterval when zero.
@@ -58,6 +63,7 @@ type Service struct {
 	metrics *apiMetrics
 	cache   bundleCache
 	fleet   *fleetRecorder
+	poll    *longPoll
 	// retention is how long call records are kept (call_records.go).
 	retention time.Duration
 	// stop ends the background loop (poll and fleet flushes); done is
@@ -76,7 +82,8 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime API: %w", err)
 	}
-	s := &Service{db: cfg.Store, log: cfg.Logger, keys: cfg.Keys, state: state, metrics: newAPIMetrics(state)}
+	s := &Service{db: cfg.Store, log: cfg.Logger, keys: cfg.Keys, state: state, metrics: newAPIMetrics(state),
+		poll: newLongPoll(cfg.LongPollMax)}
 	s.fleet = newFleetRecorder(cfg.Store, cfg.Logger, s.metrics)
 	if cfg.InstancesPerToken > 0 {
 		s.fleet.perToken = cfg.InstancesPerToken
@@ -95,6 +102,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 	// The first prune runs before New returns: at start, and before anyone
 	// can change the store's clock under the background goroutine.
 	s.pruneCallRecords(ctx)
+	s.startLongPoll(bg)
 	go s.background(bg, poll)
 	return s, nil
 }
@@ -129,7 +137,7 @@ func (s *Service) background(ctx context.Context, poll time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-pollT.C:
-			if err := s.state.poll(ctx); err != nil && ctx.Err() == nil {
+			if err := s.pollAndWake(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("runtime API: checking for a new bundle or token change", "err", err)
 			}
 		case <-flushT.C:
@@ -145,6 +153,7 @@ func (s *Service) background(ctx context.Context, poll time.Duration) {
 func (s *Service) Close(ctx context.Context) {
 	s.stop()
 	<-s.done
+	s.poll.watchers.Wait()
 	s.fleet.flush(ctx)
 }
 

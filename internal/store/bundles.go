@@ -236,7 +236,7 @@ func (db *DB) RecordKeyChange(ctx context.Context, kc KeyChange) error {
 	default:
 		return apperr.Invalidf("Unknown key action %q.", kc.Action)
 	}
-	return db.inTx(ctx, kc.Action, func(tx *sqlx.Tx) error {
+	return db.keyChangeTx(ctx, kc.Action, func(tx *sqlx.Tx) error {
 		kid, before, after, err := kc.Apply()
 		if err != nil {
 			return err

@@ -58,7 +58,8 @@ func openPostgres(ctx context.Context, rawURL string) (*DB, error) {
 	rcfg.RuntimeParams["default_transaction_read_only"] = "on"
 	w, r, m := pgPool(cfg, pgWriteConns), pgPool(rcfg, pgReadConns), sql.OpenDB(stdlib.GetConnector(*cfg.Copy()))
 	m.SetMaxOpenConns(2)
-	db := &DB{db: w, rdb: r, migrations: m, engine: Postgres, Now: time.Now, ApproverIndependence: DefaultApproverIndependence}
+	db := &DB{db: w, rdb: r, migrations: m, engine: Postgres, listenConfig: cfg.Copy(), Now: time.Now,
+		ApproverIndependence: DefaultApproverIndependence}
 	if err := db.Ping(ctx); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open database %s: %w", RedactURL(rawURL), redactErr(err, rawURL))

@@ -118,14 +118,14 @@ func (db *DB) publishWith(ctx context.Context, req PublishRequest, build buildFu
 		rec, err := db.publishOnce(ctx, req, build)
 		if !errors.Is(err, errStateChanged) {
 			if err == nil {
-				db.local.bundles.Add(1)
+				db.bundlesChanged()
 			}
 			return rec, err
 		}
 		if attempt == publishAttempts {
 			rec, err := db.publishLocked(ctx, req, build)
 			if err == nil {
-				db.local.bundles.Add(1)
+				db.bundlesChanged()
 			}
 			return rec, err
 		}
@@ -154,6 +154,9 @@ func (db *DB) publishLocked(ctx context.Context, req PublishRequest, build build
 // "bundle.rollback" when p republishes an older version.
 func (db *DB) storePublished(ctx context.Context, tx *sqlx.Tx, req PublishRequest, p *Preview, rec *BundleRecord) error {
 	if err := insertBundle(ctx, tx, rec); err != nil {
+		return err
+	}
+	if err := db.notifyChange(ctx, tx, changeBundle); err != nil {
 		return err
 	}
 	if err := insertWithheld(ctx, tx, rec); err != nil {

@@ -22,6 +22,8 @@ import (
 type localChanges struct {
 	tokens  atomic.Uint64
 	bundles atomic.Uint64
+	// signal fires after each bundle or key change (changes.go).
+	signal changeSignal
 }
 
 // LocalTokenChanges increases after every runtime token created or revoked

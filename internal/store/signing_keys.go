@@ -124,7 +124,7 @@ func (db *DB) AddSigningKey(ctx context.Context, actor, action string, k StoredS
 	if k.KeyID == "" || len(k.PublicKey) == 0 || (k.Sealed == "" && k.RetiredAt == nil) {
 		return apperr.Invalidf("A signing key needs a key id, a public key and its sealed private key.")
 	}
-	return db.inTx(ctx, action, func(tx *sqlx.Tx) error {
+	return db.keyChangeTx(ctx, action, func(tx *sqlx.Tx) error {
 		var n, active int
 		if err := tx.GetContext(ctx, &n, `SELECT COUNT(*) FROM signing_keys`); err != nil {
 			return err
@@ -183,7 +183,7 @@ func insertSigningKey(ctx context.Context, tx *sqlx.Tx, k StoredSigningKey) erro
 // find no key to verify it with. The checks run inside the write
 // transaction, so two consoles cannot race past them.
 func (db *DB) RetireSigningKey(ctx context.Context, actor, kid string) error {
-	return db.inTx(ctx, KeyRetire, func(tx *sqlx.Tx) error {
+	return db.keyChangeTx(ctx, KeyRetire, func(tx *sqlx.Tx) error {
 		keys, err := signingKeys(ctx, tx, `SELECT * FROM signing_keys WHERE kid = ?`, kid)
 		if err != nil {
 			return err

@@ -80,6 +80,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jmoiron/sqlx"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -101,6 +102,9 @@ type DB struct {
 	// uses db).
 	migrations *sql.DB
 	engine     Engine
+	// listenConfig is how ListenChanges connects (PostgreSQL only; nil on
+	// SQLite): a session of its own, outside the pools (changes.go).
+	listenConfig *pgx.ConnConfig
 	// Now is the clock used for timestamps and expiry; tests replace it.
 	Now func() time.Time
 	// local counts this process's commits that in-memory caches follow

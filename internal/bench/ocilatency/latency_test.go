@@ -41,7 +41,9 @@ type setup struct {
 	viaConsole, viaRegistry *runtime.Runtime
 }
 
-func newSetup(b *testing.B, ctx context.Context, poll time.Duration) *setup {
+// newSetup starts both runtimes polling every poll; consolePoll, when not
+// zero, is the console runtime's instead (at 1 s and more it long polls).
+func newSetup(b *testing.B, ctx context.Context, poll, consolePoll time.Duration) *setup {
 	b.Helper()
 	dir := b.TempDir()
 	db := storetest.MustOpen(b)
@@ -91,6 +93,9 @@ func newSetup(b *testing.B, ctx context.Context, poll time.Duration) *setup {
 	}
 	con := opts("console")
 	con.ConsoleURL, con.Token = hs.URL, token
+	if consolePoll != 0 {
+		con.PollInterval = consolePoll
+	}
 	rg := opts("registry")
 	rg.BundleSource, rg.Registry = reg.Target("toolgate/bundles").String(), oci.Options{PlainHTTP: true}
 	for _, o := range []struct {
@@ -152,7 +157,7 @@ func BenchmarkPublishToRuntime(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	poll := *pollFlag
-	s := newSetup(b, ctx, poll)
+	s := newSetup(b, ctx, poll, 0)
 	for _, rt := range []*runtime.Runtime{s.viaConsole, s.viaRegistry} {
 		if _, err := waitFor(rt, 1, time.Now(), 30*time.Second); err != nil {
 			b.Fatal(err)
