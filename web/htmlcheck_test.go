@@ -34,3 +34,17 @@ func wantPage(t *testing.T, rec *httptest.ResponseRecorder, checks ...check) {
 
 // tid is the selector of the elements with data-testid id.
 func tid(id string) string { return `[data-testid="` + id + `"]` }
+
+// wantFragment fails unless rec's body is an HTML fragment (an HTMX
+// answer), not a whole page.
+func wantFragment(t *testing.T, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	htmlcheck.Document(t, rec.Body.String(), false)
+}
+
+// wantDocument fails unless rec's body is a whole page (a full-page
+// navigation never receives a fragment).
+func wantDocument(t *testing.T, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	htmlcheck.Document(t, rec.Body.String(), true)
+}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 )
 
 // A Checker looks at a parsed page (or a selection in it) and says what is
@@ -114,6 +115,39 @@ func HasAttr(name, want string) Checker {
 			return fmt.Sprintf("%s=%q, want %q", name, got, want)
 		}
 		return ""
+	}
+}
+
+// IsDocument reports whether body is a whole page (it opens with a doctype
+// or an <html> element) rather than a fragment. The parser adds <html> to
+// every fragment, so this reads the tokens as they were sent: an HTMX
+// answer must be a fragment, a full-page navigation a document.
+func IsDocument(body string) bool {
+	z := html.NewTokenizer(strings.NewReader(body))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return false
+		case html.DoctypeToken:
+			return true
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			return string(name) == "html"
+		case html.TextToken:
+			if strings.TrimSpace(string(z.Text())) != "" {
+				return false
+			}
+		}
+	}
+}
+
+// Document fails the test unless body is a whole page (want true) or a
+// fragment (want false).
+func Document(t testing.TB, body string, want bool) {
+	t.Helper()
+	if got := IsDocument(body); got != want {
+		kind := map[bool]string{true: "a whole page", false: "a fragment"}
+		t.Errorf("body is %s, want %s:\n%.300s", kind[got], kind[want], body)
 	}
 }
 

@@ -72,3 +72,20 @@ func (r *recorder) Error(args ...any) {
 		r.errors = append(r.errors, a.(string))
 	}
 }
+
+// TestIsDocument: a page with a doctype or an <html> element is a document;
+// a fragment is not, even one that mentions "<html" in its text.
+func TestIsDocument(t *testing.T) {
+	for body, want := range map[string]bool{
+		"<!DOCTYPE html>\n<html><body>x</body></html>": true,
+		"\n  <html lang=\"en\"><p>x</p></html>":        true,
+		`<tr id="x"><td>a</td></tr>`:                   false,
+		`<p>&lt;html&gt; is escaped</p>`:               false,
+		"just text":                                    false,
+		"":                                             false,
+	} {
+		if got := IsDocument(body); got != want {
+			t.Errorf("IsDocument(%q) = %v, want %v", body, got, want)
+		}
+	}
+}
