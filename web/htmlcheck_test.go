@@ -48,3 +48,11 @@ func wantDocument(t *testing.T, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	htmlcheck.Document(t, rec.Body.String(), true)
 }
+
+// textOf returns the text of the first element matching sel in rec's body,
+// with runs of space collapsed (failing when there is none): a value the
+// test goes on to use, such as a token shown once.
+func textOf(t *testing.T, rec *httptest.ResponseRecorder, sel string) string {
+	t.Helper()
+	return htmlcheck.Text(t, rec.Body.String(), sel)
+}

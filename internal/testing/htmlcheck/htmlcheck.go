@@ -151,6 +151,21 @@ func Document(t testing.TB, body string, want bool) {
 	}
 }
 
+// Text returns the text of the first element of body matching sel, with
+// runs of space collapsed, and fails the test when nothing matches.
+func Text(t testing.TB, body, sel string) string {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("parsing HTML: %v", err)
+	}
+	found := doc.Find(sel).First()
+	if found.Length() == 0 {
+		t.Fatalf("no element matches %q", sel)
+	}
+	return strings.Join(strings.Fields(found.Text()), " ")
+}
+
 // Run parses body and reports every failing check as a test error.
 func Run(t testing.TB, body string, checks ...Checker) {
 	t.Helper()

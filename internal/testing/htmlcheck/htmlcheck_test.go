@@ -1,6 +1,7 @@
 package htmlcheck
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -88,4 +89,28 @@ func TestIsDocument(t *testing.T) {
 			t.Errorf("IsDocument(%q) = %v, want %v", body, got, want)
 		}
 	}
+}
+
+// TestText: the text of the first match, space collapsed; no match fails.
+func TestText(t *testing.T) {
+	page := `<p id="a"> one
+	two </p><p id="a">three</p>`
+	if got := Text(t, page, "#a"); got != "one two" {
+		t.Errorf("Text = %q, want %q", got, "one two")
+	}
+	var rec recorder
+	func() {
+		defer func() { _ = recover() }()
+		Text(&rec, page, "#b")
+	}()
+	if len(rec.errors) != 1 {
+		t.Errorf("Text on no match reported %q, want one error", rec.errors)
+	}
+}
+
+// Fatalf records the message and stops the caller, as testing's does
+// (a panic here; the test recovers it).
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+	panic("fatal")
 }
