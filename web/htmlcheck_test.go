@@ -16,6 +16,7 @@ var (
 	count   = htmlcheck.Count
 	none    = htmlcheck.None
 	hasText = htmlcheck.HasText
+	lacks   = htmlcheck.LacksText
 	textIs  = htmlcheck.TextIs
 	hasAttr = htmlcheck.HasAttr
 )

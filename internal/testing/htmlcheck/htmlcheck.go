@@ -93,6 +93,19 @@ func HasText(want string) Checker {
 	}
 }
 
+// LacksText checks that the element's text, with runs of space collapsed,
+// does not contain unwanted (a secret that must not be shown again, a row
+// that belongs to another page).
+func LacksText(unwanted string) Checker {
+	return func(s *goquery.Selection) string {
+		got := strings.Join(strings.Fields(s.Text()), " ")
+		if strings.Contains(got, unwanted) {
+			return fmt.Sprintf("text %.200q contains %q", got, unwanted)
+		}
+		return ""
+	}
+}
+
 // TextIs checks that the element's text, with runs of space collapsed and
 // trimmed, is exactly want ("v1", not "v10").
 func TextIs(want string) Checker {

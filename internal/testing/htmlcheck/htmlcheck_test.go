@@ -25,6 +25,7 @@ func TestHTMLCheckFails(t *testing.T) {
 		"each, one fails": InEach("p.a", HasText("one")),
 		"each, no match":  InEach("h2"),
 		"text is, longer": In("h1", TextIs("Tool")),
+		"lacks text":      In("main", LacksText("two")),
 	} {
 		if c(doc.Selection) == "" {
 			t.Errorf("%s: check passed on a page that fails it", name)
@@ -37,6 +38,7 @@ func TestHTMLCheckFails(t *testing.T) {
 		"count":          Count("p.a", 2),
 		"none":           None("h2"),
 		"text is":        In("h1", TextIs("Tools")),
+		"lacks text":     In("main", LacksText("three")),
 	} {
 		if msg := c(doc.Selection); msg != "" {
 			t.Errorf("%s: %s", name, msg)
