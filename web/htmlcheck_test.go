@@ -13,6 +13,7 @@ type check = htmlcheck.Checker
 
 var (
 	in      = htmlcheck.In
+	all     = htmlcheck.All
 	count   = htmlcheck.Count
 	none    = htmlcheck.None
 	hasText = htmlcheck.HasText

@@ -45,6 +45,20 @@ func In(sel string, checks ...Checker) Checker {
 	}
 }
 
+// All holds when every check holds for the same element: In(sel, All(a,
+// b)) asks for one element with both, where In(sel, a, b) lets a and b be
+// met by different elements (one table row per rule, not any two rows).
+func All(checks ...Checker) Checker {
+	return func(s *goquery.Selection) string {
+		for _, c := range checks {
+			if m := c(s); m != "" {
+				return m
+			}
+		}
+		return ""
+	}
+}
+
 // InEach applies checks to every element matching sel (there must be at
 // least one): each check must hold for all of them, e.g. every
 // state-changing form carries the CSRF field.

@@ -26,6 +26,7 @@ func TestHTMLCheckFails(t *testing.T) {
 		"each, no match":  InEach("h2"),
 		"text is, longer": In("h1", TextIs("Tool")),
 		"lacks text":      In("main", LacksText("two")),
+		"all, split":      In("p.a", All(HasText("one"), HasText("two"))),
 	} {
 		if c(doc.Selection) == "" {
 			t.Errorf("%s: check passed on a page that fails it", name)
@@ -39,6 +40,7 @@ func TestHTMLCheckFails(t *testing.T) {
 		"none":           None("h2"),
 		"text is":        In("h1", TextIs("Tools")),
 		"lacks text":     In("main", LacksText("three")),
+		"all":            In("p.a", All(HasText("two"), HasAttr("class", "a"))),
 	} {
 		if msg := c(doc.Selection); msg != "" {
 			t.Errorf("%s: %s", name, msg)
