@@ -81,7 +81,7 @@ func TestFirstRunSetup(t *testing.T) {
 	form := url.Values{"token": {token}, "email": {"boss@example.com"}, "password": {testPassword}, "password_confirm": {"different password"}}
 	rec := a.do(request{method: "POST", path: "/setup", form: form, csrf: true})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, "The two passwords differ.")
+	wantPage(t, rec, in(tid("form-error"), hasText("The two passwords differ.")))
 
 	form.Set("password_confirm", testPassword)
 	rec = a.do(request{method: "POST", path: "/setup", form: form, csrf: true})
@@ -92,7 +92,7 @@ func TestFirstRunSetup(t *testing.T) {
 	}
 	rec = a.do(request{method: "GET", path: "/users", cookie: cookie})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, "boss@example.com")
+	wantPage(t, rec, in(tid("user-row")+" a", hasText("boss@example.com")))
 
 	// The token died with its use.
 	if a.srv.SetupURL() != "" {
