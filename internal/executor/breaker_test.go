@@ -28,10 +28,10 @@ func TestBreakerOpensAfterThreshold(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			up := newUpstream(t, status(503))
-			e := newExecutor(t, testBundle(up.URL,
+			up := &memUpstream{codes: []int{503}}
+			e := newExecutor(t, testBundle("https://api.example.com",
 				testTool("flaky", "GET", "/x", breakerPolicy(tc.attempts, tc.threshold, 60000)),
-				testTool("other", "GET", "/y", retrying(1))), Options{})
+				testTool("other", "GET", "/y", retrying(1))), Options{Transport: up})
 			for range tc.callsBefore {
 				wantClass(t, e.Call(context.Background(), "flaky", nil), ClassServerError)
 			}
@@ -51,8 +51,8 @@ func TestBreakerOpensAfterThreshold(t *testing.T) {
 }
 
 func TestBreakerIgnoresClientErrors(t *testing.T) {
-	up := newUpstream(t, status(404), status(401), status(403), status(409), status(422), status(404), status(503), status(404))
-	e := newExecutor(t, testBundle(up.URL, testTool("t", "GET", "/x", breakerPolicy(1, 2, 60000))), Options{})
+	up := &memUpstream{codes: []int{404, 401, 403, 409, 422, 404, 503, 404}}
+	e := newExecutor(t, testBundle("https://api.example.com", testTool("t", "GET", "/x", breakerPolicy(1, 2, 60000))), Options{Transport: up})
 	for range 8 {
 		if r := e.Call(context.Background(), "t", nil); r.Err.Class == ClassCircuitOpen {
 			t.Fatalf("the circuit opened on client errors after %d requests", up.count.Load())
