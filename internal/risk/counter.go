@@ -46,3 +46,27 @@ func ownedFrom(f *facts) int {
 func settingsChannel(f *facts, term string, i int) bool {
 	return slices.Contains(vocab("settings-channel-words"), term) && i == len(f.segments)-1 && f.endsLiteral
 }
+
+// matchSecuritySettings: a change to an organisation's security settings
+// (/session-timeout, /settings/security, /ip-allowlist) is an access
+// change whoever owns them; the qualifier must name security itself, so
+// /settings/notifications or a plain /config stays a write.
+func matchSecuritySettings(f *facts, terms []string) []string {
+	n := len(f.segments)
+	if !f.mutation || f.query || n == 0 {
+		return nil
+	}
+	var last []string
+	for _, seg := range f.segments[max(0, n-2):] {
+		last = append(last, seg...)
+	}
+	if !hasAny(last, vocab("security-qualifiers")) {
+		return nil
+	}
+	for _, w := range last {
+		if slices.Contains(terms, w) {
+			return []string{w}
+		}
+	}
+	return nil
+}

@@ -2,6 +2,8 @@ package risk
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -100,5 +102,35 @@ func TestProxySettingsAreNotChannels(t *testing.T) {
 	o := withExt(op("GET", "/api/v1/namespaces/{ns}/pods/{name}/proxy", "", ""), "x-kubernetes-action", `"connect"`)
 	if a := Classify(o); a.Class != Privileged {
 		t.Errorf("Kubernetes pod proxy: %s %v, want PRIVILEGED", a.Class, a.Codes())
+	}
+}
+
+// TestSecuritySettingsByQualifier: a settings object qualified as security
+// (session timeouts, security settings, login and IP allow-lists) is
+// PRIVILEGED to change under any owner and method, in one segment or two;
+// other settings are not, and reading them is no change.
+func TestSecuritySettingsByQualifier(t *testing.T) {
+	owners := []string{"/orgs/{org}", "/v2/accounts/{id}", "/workspace", "/tenants/{t}/console", ""}
+	shapes := []string{"/session-timeout", "/security-settings", "/settings/security", "/session/settings",
+		"/ip-allowlist", "/login-restrictions", "/sessionLifetime", "/password/requirements"}
+	for _, owner := range owners {
+		for _, shape := range shapes {
+			for _, method := range []string{"PUT", "PATCH", "POST"} {
+				path := owner + shape
+				t.Run(method+" "+path, func(t *testing.T) {
+					if a := Classify(op(method, path, "", "")); a.Class != Privileged {
+						t.Errorf("%s %s: %s %v, want PRIVILEGED", method, path, a.Class, a.Codes())
+					}
+				})
+			}
+			if a := Classify(op("GET", owner+shape, "", "")); slices.ContainsFunc(a.Codes(), func(c string) bool { return strings.HasPrefix(c, "settings:") }) {
+				t.Errorf("GET %s: %v; reading settings changes none", owner+shape, a.Codes())
+			}
+		}
+		for _, other := range []string{"/settings/notifications", "/config", "/settings", "/billing/settings", "/ip-addresses"} {
+			if a := Classify(op("PUT", owner+other, "", "")); a.Class != Write {
+				t.Errorf("PUT %s: %s %v, want WRITE (not a security setting)", owner+other, a.Class, a.Codes())
+			}
+		}
 	}
 }

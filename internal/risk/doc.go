@@ -97,6 +97,10 @@
 //	                                               external accounts, shared links, admission webhooks, CSRs),
 //	                                               except the caller's own object (/users/@me) and the owner of
 //	                                               a notification subscription (/users/{id}/notifications)
+//	PRIVILEGED   settings:   mutations             the last two segments hold a settings noun (settings, policy,
+//	                                               timeout, lifetime, requirements, allowlist, restrictions …) and a
+//	                                               security qualifier (security, session, login, password, ip):
+//	                                               /session-timeout, /settings/security, /ip-allowlist
 //	PRIVILEGED   revoke:     DELETE, destructive   the last segment names sessions, tokens, grants, consents,
 //	                         verbs                  keys, secrets or members (not upload sessions, not /@me)
 //	DESTRUCTIVE  method:     DELETE                the method itself

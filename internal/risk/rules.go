@@ -105,6 +105,11 @@ func ruleTable() []Rule {
 			Looks: "literal path segments, except the caller's own object (/users/@me)",
 			Terms: append(slices.Clone(vocab("identity-nouns")), vocab("admission-hooks")...),
 			Text:  "It changes who can access what (%s).", match: matchIdentityPath},
+		{Name: "security-settings", Code: "settings", Class: Privileged, Applies: "mutations",
+			Looks: "the last two literal path segments: a settings noun (settings, policy, timeout, allowlist …) with a " +
+				"security qualifier (security, session, login, password, ip) in the same or the other segment",
+			Terms: vocab("settings-nouns"),
+			Text:  "It changes security settings that decide how anyone gets in (%s).", match: matchSecuritySettings},
 		{Name: "access-revocation", Code: "revoke", Class: Privileged, Applies: "DELETE and destructive verbs",
 			Looks: "last literal path segment naming sessions, tokens, grants, keys or members",
 			Terms: vocab("access-subjects"),

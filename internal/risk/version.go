@@ -16,5 +16,6 @@ package risk
 // data) and organisation security settings (captcha, lockout) are
 // PRIVILEGED; attaching a volume or a payment method is not a channel;
 // 4 — counter-rules: a query-only POST, a notification subscription under
-// a user and a path ending in proxy (reverse-proxy settings) change no access.
+// a user and a path ending in proxy (reverse-proxy settings) change no access;
+// settings qualified as security (session timeouts, IP allow-lists) are PRIVILEGED.
 const RulesVersion = 4

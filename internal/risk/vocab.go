@@ -102,6 +102,14 @@ func vocabularies() []family {
 			"are, not an access being changed",
 			[]string{"notification", "notifications", "subscription", "subscriptions", "alert", "alerts", "digest",
 				"digests"}},
+		{"security-qualifiers", "words that make a settings object an organisation's security settings " +
+			"(session timeouts, security settings, login and IP allow-lists): changing them changes how anyone gets in",
+			[]string{"security", "session", "sessions", "login", "signin", "password", "passwords", "ip"}},
+		{"settings-nouns", "settings objects: with a security qualifier in the same or the next segment " +
+			"(/session-timeout, /settings/security, /ip-allowlist) a change to them is an access change",
+			[]string{"settings", "setting", "config", "configuration", "policy", "policies", "timeout", "timeouts",
+				"lifetime", "expiry", "requirement", "requirements", "enforcement", "allowlist", "allowlists",
+				"whitelist", "whitelists", "restrictions"}},
 		{"query-verbs", "counter-rule: a POST named by one of these verbs, with no state-changing verb, only " +
 			"searches or retrieves (bulk-retrieve, introspect, lookup): the words around it name what it reads, " +
 			"not an access it changes. Not validate or verify: validating a code or a factor is a login step",
