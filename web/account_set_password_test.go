@@ -58,7 +58,7 @@ func TestFirstSignInSetsOwnPassword(t *testing.T) {
 	}
 	rec := a.post(cookie, "/account/password", url.Values{"current": {testPassword}, "password": {"x"}})
 	wantStatus(t, rec, 403)
-	wantBody(t, rec, "Choose your own password first")
+	wantPage(t, rec, in(tid("error-page"), hasText("Choose your own password first")))
 	page := a.do(request{method: "GET", path: setPasswordPath, cookie: cookie})
 	wantStatus(t, page, 200)
 	wantHTML(t, page.Body.String(), in(`[data-testid="set-password"]`, hasText("Set your password")),

@@ -24,7 +24,7 @@ func TestAuditPageAndExport(t *testing.T) {
 		count(tid("audit-row"), 1)) // the subject filter let no other entries through
 	rec = a.do(request{method: "GET", path: "/audit?from=yesterday", cookie: viewer})
 	wantStatus(t, rec, 400)
-	wantBody(t, rec, "YYYY-MM-DD")
+	wantPage(t, rec, in(tid("form-error"), hasText("YYYY-MM-DD")))
 	rec = a.do(request{method: "GET", path: "/audit?action=user.add&page=1", cookie: viewer})
 	wantPage(t, rec, in(tid("audit-total"), hasText("3 entries")), count(tid("audit-row"), 3)) // one per role in the test app
 

@@ -64,7 +64,7 @@ func TestBodyLimitOnEveryRoute(t *testing.T) {
 			rec := httptest.NewRecorder()
 			a.srv.ServeHTTP(rec, req)
 			wantStatus(t, rec, http.StatusRequestEntityTooLarge)
-			wantBody(t, rec, "larger than 64 KiB")
+			wantPage(t, rec, in(tid("error-page"), hasText("larger than 64 KiB")))
 			if body.n > maxFormBody+1 {
 				t.Errorf("server read %d bytes of an over-limit body (limit %d)", body.n, maxFormBody)
 			}
@@ -86,7 +86,7 @@ func TestMultipartOnlyOnUploadRoutes(t *testing.T) {
 		rec := httptest.NewRecorder()
 		a.srv.ServeHTTP(rec, req)
 		wantStatus(t, rec, http.StatusBadRequest)
-		wantBody(t, rec, "does not take file uploads")
+		wantPage(t, rec, in(tid("error-page"), hasText("does not take file uploads")))
 		if body.n != 0 {
 			t.Errorf("%s: server read %d bytes of a refused multipart body", path, body.n)
 		}

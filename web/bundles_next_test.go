@@ -17,13 +17,13 @@ func TestBundlesPreviewCached(t *testing.T) {
 		return a.srv.pub.preview.builds
 	}
 	for range 3 {
-		wantBody(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), "list_orders")
+		wantPage(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), in(tid("tool-added"), hasText("list_orders")))
 	}
 	if builds() != 1 {
 		t.Fatalf("three views built the preview %d times", builds())
 	}
 	a.exposeTool("get_order") // a change by plain SQL: the triggers see it too
-	wantBody(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), "get_order")
+	wantPage(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), in(tid("tool-added"), hasText("get_order")))
 	if builds() != 2 {
 		t.Fatalf("builds after a change: %d, want 2", builds())
 	}
@@ -33,7 +33,7 @@ func TestBundlesPreviewCached(t *testing.T) {
 		t.Fatalf("builds after a key rotation: %d, want 3", builds())
 	}
 	wantStatus(t, a.do(request{method: "POST", path: "/bundles", cookie: admin, csrf: true, form: url.Values{"note": {"n"}}}), 303)
-	wantBody(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), `data-testid="no-changes"`)
+	wantPage(t, a.do(request{method: "GET", path: "/bundles/next", cookie: admin, header: hx}), in(tid("no-changes")))
 	if builds() != 4 {
 		t.Fatalf("builds after a publish: %d, want 4", builds())
 	}

@@ -125,9 +125,8 @@ func TestReimportRugPullSuspendsAnApprovedDestructiveTool(t *testing.T) {
 		in(tid("diff-changed")+" "+tid("suspend-notice"), hasText("Exposure suspended"),
 			hasText("a security approver must approve its exposure again")),
 		in(tid("definition-createPet")+" "+tid("description-diff"), hasText("+ Add a pet <b>now</b>")))
-	if strings.Contains(body, "No operation changes") || strings.Contains(body, "<b>now</b>") {
-		t.Error("the preview hides the change or renders imported text as HTML")
-	}
+	// The preview neither hides the change nor renders imported text as HTML.
+	wantHTML(t, body, in("main", lacks("No operation changes")), none(`b:containsOwn("now")`))
 	wantStatus(t, a.applyImport(digest, "1").ResponseRecorder, 303)
 
 	del, err := a.db.ToolByName(ctx, "deletePet")
@@ -147,7 +146,7 @@ func TestReimportRugPullSuspendsAnApprovedDestructiveTool(t *testing.T) {
 		t.Fatal("the next bundle carries the changed text nobody approved")
 	}
 	rec := a.do(request{method: "GET", path: "/tools/deletePet/policy", cookie: a.sessionCookie("viewer")})
-	wantBody(t, rec, "a security approver must approve its exposure again")
+	wantPage(t, rec, in(tid("suspended"), hasText("a security approver must approve its exposure again")))
 
 	// Re-approved, the bundle serves exactly the approved text and digest.
 	wantStatus(t, a.requestAction("deletePet", "expose", url.Values{}).ResponseRecorder, 303)
@@ -238,8 +237,8 @@ func TestIdempotencyKeyHeaderDeclaredByTheOperation(t *testing.T) {
 	rec := a.requestAction("createOrder", "retry", url.Values{"mode": {"key"}, "header": {"Idempotency-Key"},
 		"source": {"generated"}, "attempts": {"3"}})
 	wantStatus(t, rec.ResponseRecorder, 400)
-	wantBody(t, rec.ResponseRecorder, "Runtimes would refuse this tool", "header parameter &#34;Idempotency-Key&#34; is reserved",
-		"choose another header for the key", "Nothing was requested")
+	wantPage(t, rec.ResponseRecorder, in(tid("explicit-action")+" "+tid("form-error"), hasText("Runtimes would refuse this tool"),
+		hasText(`header parameter "Idempotency-Key" is reserved`), hasText("choose another header for the key"), hasText("Nothing was requested")))
 	if reqs := requestsOf(t, a, "createOrder"); len(reqs) != 0 {
 		t.Fatalf("a request was stored: %+v", reqs)
 	}

@@ -107,7 +107,7 @@ func TestBusyWriteIs503(t *testing.T) {
 	}
 	rec := a.do(request{method: "POST", path: "/logout", cookie: admin, csrf: true})
 	wantStatus(t, rec, http.StatusServiceUnavailable)
-	wantBody(t, rec, "Busy, please try again", "try again in a moment")
+	wantPage(t, rec, in(tid("error-page")+" h1", hasText("Busy, please try again")), in(tid("error-page"), hasText("try again in a moment")))
 	if line := a.accessLine("/logout"); !strings.Contains(line, "status=503") || !strings.Contains(line, "error=unavailable") {
 		t.Errorf("access log %q", line)
 	}

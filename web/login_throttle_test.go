@@ -163,7 +163,7 @@ func TestBusyRefusalIsImmediate(t *testing.T) {
 	close(h.hold)
 	wg.Wait()
 	wantStatus(t, rec, 429)
-	wantBody(t, rec, "The server is busy checking other sign-ins.")
+	wantPage(t, rec, in(tid("form-error"), hasText("The server is busy checking other sign-ins.")))
 	if rec.Header().Get("Retry-After") != "1" || took > time.Second {
 		t.Errorf("Retry-After %q after %v, want 1 at once", rec.Header().Get("Retry-After"), took)
 	}

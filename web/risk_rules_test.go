@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/risk"
@@ -15,23 +14,18 @@ func TestRiskRulesPage(t *testing.T) {
 	a := newTestApp(t, true)
 	rec := a.do(request{method: http.MethodGet, path: "/risk-rules", cookie: a.sessionCookie("viewer")})
 	wantStatus(t, rec, http.StatusOK)
-	body := rec.Body.String()
 	rules := risk.Rules()
-	if got := strings.Count(body, `data-testid="risk-rule"`); got != len(rules) {
-		t.Errorf("page lists %d rules, the engine has %d", got, len(rules))
-	}
+	checks := []check{count(tid("risk-rule"), len(rules))}
 	for _, r := range rules {
-		wantBody(t, rec, "<code>"+r.Code+"</code>", "risk-"+r.Class.String())
+		checks = append(checks, in(tid("risk-rule"), all(in(`td[data-label="Rule"] small`, textIs(r.Name)),
+			in(`td[data-label="Rule"] code`, textIs(r.Code)), in(`td[data-label="Class"] .risk-`+r.Class.String(), textIs(r.Class.String())))))
 	}
 	// Every word family is shown with its reason, and the rules version.
 	vocab := risk.Vocabularies()
-	if got := strings.Count(body, `data-testid="risk-vocabulary"`); got != len(vocab) {
-		t.Errorf("page lists %d word families, the engine has %d", got, len(vocab))
-	}
+	checks = append(checks, count(tid("risk-vocabulary"), len(vocab)),
+		in(tid("risk-rules-version"), hasText("Rules version "+strconv.Itoa(risk.RulesVersion))))
 	for _, v := range vocab {
-		wantBody(t, rec, "<code>"+v.Name+"</code>")
+		checks = append(checks, in(tid("risk-vocabulary")+` td[data-label="Family"] code`, textIs(v.Name)))
 	}
-	if got := byTestID(t, body, "risk-rules-version"); !strings.Contains(got, "Rules version "+strconv.Itoa(risk.RulesVersion)) {
-		t.Errorf("version line %q", got)
-	}
+	wantPage(t, rec, checks...)
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,18 +31,15 @@ func TestRuntimesPagesAndEvictions(t *testing.T) {
 	}
 	viewer := a.sessionCookie("viewer")
 	rec := a.do(request{method: "GET", path: "/runtimes", cookie: viewer})
-	wantBody(t, rec, "120 instances · page 1 of 3", `href="/runtimes?page=2"`, "pod-119")
-	if n := strings.Count(rec.Body.String(), `data-testid="runtime-row"`); n != runtimesPageSize {
-		t.Fatalf("page 1 has %d rows", n)
-	}
+	wantPage(t, rec, in(tid("runtimes-total"), textIs("120 instances · page 1 of 3")),
+		in(`nav.pager a[rel="next"]`, hasAttr("href", "/runtimes?page=2")),
+		in(tid("runtime-row")+` td[data-label="Instance"]`, textIs("pod-119")), count(tid("runtime-row"), runtimesPageSize))
 	rec = a.do(request{method: "GET", path: "/runtimes?page=3", cookie: viewer})
-	wantBody(t, rec, "page 3 of 3", `href="/runtimes?page=2"`, "pod-000")
-	if n := strings.Count(rec.Body.String(), `data-testid="runtime-row"`); n != 20 || strings.Contains(rec.Body.String(), "pod-119") {
-		t.Fatalf("page 3 has %d rows", n)
-	}
-	if strings.Contains(rec.Body.String(), `data-testid="eviction"`) {
-		t.Fatal("eviction shown before any")
-	}
+	wantPage(t, rec, in(tid("runtimes-total"), hasText("page 3 of 3")),
+		in(`nav.pager a[rel="prev"]`, hasAttr("href", "/runtimes?page=2")),
+		in(tid("runtime-row")+` td[data-label="Instance"]`, textIs("pod-000")), count(tid("runtime-row"), 20),
+		in(tid("runtimes-table"), lacks("pod-119")),
+		none(tid("eviction"))) // no eviction shown before any
 
 	// Through the API: a token inventing instance ids past its bound.
 	_, secret, err := a.db.CreateRuntimeToken(ctx, "test", "greedy")
@@ -57,6 +53,7 @@ func TestRuntimesPagesAndEvictions(t *testing.T) {
 	}
 	a.api.Flush(ctx)
 	rec = a.do(request{method: "GET", path: "/runtimes", cookie: viewer})
-	wantBody(t, rec, `data-testid="eviction">Token greedy: 3 instance rows removed`, "at most 100 instances")
+	wantPage(t, rec, in(tid("eviction"), hasText("Token greedy: 3 instance rows removed")),
+		in(tid("evictions"), hasText("at most 100 instances")))
 	wantBody(t, a.do(request{method: "GET", path: "/api/v1/metrics", header: bearer(secret)}), "toolgate_console_fleet_instances_evicted_total 3")
 }

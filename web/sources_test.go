@@ -88,7 +88,7 @@ func TestSourcesImportTooLarge(t *testing.T) {
 	big := strings.Repeat("a", int(maxUploadBytes)+10)
 	rec := a.upload("/sources", map[string]string{"name": "pets"}, uploadFile{"big.yaml", big})
 	wantStatus(t, rec, 413)
-	wantBody(t, rec, "larger than 25 MiB")
+	wantPage(t, rec, in(tid("error-page"), hasText("larger than 25 MiB")))
 }
 
 var digestField = regexp.MustCompile(`name="digest" value="([0-9a-f]+)"`)
@@ -138,7 +138,7 @@ func TestSourcesReimportPreviewAndApply(t *testing.T) {
 	rec = a.do(request{method: "POST", path: "/sources/pets/apply", cookie: a.sessionCookie("admin"), csrf: true,
 		form: url.Values{"digest": {stale[1]}, "base_revision": {"2"}}})
 	wantStatus(t, rec, 409)
-	wantBody(t, rec, "revision 3")
+	wantPage(t, rec, in(tid("error-page"), hasText("revision 3")))
 }
 
 // TestSourcesImportFlagsSchemaGaps uploads a set whose one body schema is a
@@ -150,7 +150,7 @@ func TestSourcesImportFlagsSchemaGaps(t *testing.T) {
 	rec := a.upload("/sources", map[string]string{"name": "pets"}, files...)
 	wantStatus(t, rec, 303)
 	page := a.do(request{method: "GET", path: "/sources/pets", cookie: a.sessionCookie("viewer")})
-	wantBody(t, page, "$ref outside the file set is not allowed")
+	wantPage(t, page, in(tid("import-warnings")+" li", hasText("$ref outside the file set is not allowed")))
 	tool := a.do(request{method: "GET", path: "/tools/createPet", cookie: a.sessionCookie("admin")})
 	wantStatus(t, tool, 200)
 	wantPage(t, tool, in(tid("schema-gaps")+" "+tid("schema-gaps-unacknowledged")),

@@ -26,7 +26,7 @@ func TestLocalLoginOffAllowsOnlyBreakGlass(t *testing.T) {
 	form := url.Values{"email": {"viewer@example.com"}, "password": {testPassword}}
 	rec = a.do(request{method: "POST", path: "/login", form: form, csrf: true})
 	wantStatus(t, rec, http.StatusUnauthorized)
-	wantBody(t, rec, msgBadLogin)
+	wantPage(t, rec, in(tid("form-error"), hasText(msgBadLogin)))
 	if e := a.lastAudit("login.failure"); e == nil || !strings.Contains(e.After, "local sign-in off") {
 		t.Fatalf("refusal audit %+v", e)
 	}
@@ -84,17 +84,17 @@ func TestManagedAccountEditsRefused(t *testing.T) {
 	bc := a.sessionCookie("boss")
 	rec := a.post(bc, userPath(u, "roles"), url.Values{"role": {"admin"}})
 	wantStatus(t, rec, http.StatusBadRequest)
-	wantBody(t, rec, "managed by")
+	wantPage(t, rec, in(tid("form-error"), hasText("managed by")))
 	rec = a.post(bc, userPath(u, "password"), url.Values{"password": {testPassword}, "password_confirm": {testPassword}})
 	wantStatus(t, rec, http.StatusBadRequest)
 	rec = a.post(ann, "/account/password", url.Values{"current": {"x"}, "password": {testPassword}, "password_confirm": {testPassword}})
 	wantStatus(t, rec, http.StatusBadRequest)
-	wantBody(t, rec, "managed by "+ssoName)
+	wantPage(t, rec, in(tid("form-error"), hasText("managed by "+ssoName)))
 	wantPage(t, a.do(request{method: "GET", path: "/account", cookie: ann}), in(tid("managed-by")+" strong", textIs(ssoName)))
 
 	rec = a.post(bc, userPath(a.users["viewer"], "roles"), url.Values{"role": {"approver"}})
 	wantStatus(t, rec, http.StatusForbidden)
-	wantBody(t, rec, "comes from the groups at "+ssoName)
+	wantPage(t, rec, in(tid("form-error"), hasText("comes from the groups at "+ssoName)))
 	rec = a.post(bc, "/users", newUserForm("new@example.com", "approver"))
 	wantStatus(t, rec, http.StatusForbidden)
 }

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/policy"
@@ -80,9 +79,7 @@ func TestToolPolicyPreviewFragment(t *testing.T) {
 	wantPage(t, rec, in(tid("policy-preview")+" li", hasText("up to 5 attempts")),
 		in(tid("policy-preview")+" "+tid("worst-case"), textIs("5 s")),
 		in(tid("policy-preview")+" "+tid("preview-warning"), hasText("Warning: only 1 of 5 attempts fit")))
-	if strings.Contains(rec.Body.String(), "<html") {
-		t.Error("HTMX preview returned a whole page")
-	}
+	wantFragment(t, rec)
 	// Exposing a DESTRUCTIVE tool shows that it needs approval.
 	v = policyValues(del.Policy, del.Version)
 	v.Set("exposed", "true")
@@ -93,7 +90,7 @@ func TestToolPolicyPreviewFragment(t *testing.T) {
 	v.Set("timeout_ms", "4321")
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/policy/preview", form: v, cookie: admin, csrf: true})
 	wantStatus(t, rec, 200)
-	wantBody(t, rec, "<html")
+	wantDocument(t, rec)
 	wantPage(t, rec, in(`input[name="timeout_ms"]`, hasAttr("value", "4321")), in(tid("needs-approval")))
 }
 
@@ -178,7 +175,7 @@ func TestExplicitActionCreatesARequest(t *testing.T) {
 	wantStatus(t, rec, 200)
 	wantPage(t, rec, in(tid("explicit-action")+` form input[name="confirm_name"]`), in(tid("explicit-action")+" code", textIs("exposed")))
 	rec = a.do(request{method: "GET", path: "/tools/orders_delete/actions/retry", cookie: admin})
-	wantBody(t, rec, "Sending an idempotency key does not make an API idempotent")
+	wantPage(t, rec, in(tid("explicit-action")+" "+tid("warning"), hasText("Sending an idempotency key does not make an API idempotent")))
 
 	form := url.Values{"reason": {"the cleanup job deletes expired orders"}, "confirm_name": {"orders_list"}}
 	rec = a.do(request{method: "POST", path: "/tools/orders_delete/actions/expose", form: form, cookie: admin, csrf: true})

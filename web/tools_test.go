@@ -55,29 +55,28 @@ func TestToolsFiltersAndPages(t *testing.T) {
 	a := newTestApp(t, true)
 	a.importDoc("many", manyOps(60))
 	a.importDoc("pets", petsDoc(""))
+	named := func(n string) check { return in(tid("tool-row")+" a.tool-name", textIs(n)) }
+	notShown := func(n string) check { return in("main", lacks(n)) }
+	retry := func(s string) check { return in(tid("tool-retry"), hasText(s)) }
+	next, prev := `nav.pager a[rel="next"]`, `nav.pager a[rel="prev"]`
 	tests := []struct {
-		query      string
-		count      string
-		has, lacks []string
+		query  string
+		count  string
+		checks []check
 	}{
-		{"", "124 tools · page 1 of 3", []string{"createPet", `rel="next"`}, []string{`rel="prev"`}},
-		{"?page=3", "124 tools · page 3 of 3", []string{`rel="prev"`}, []string{`rel="next"`}},
-		{"?class=DESTRUCTIVE", "61 tools", []string{"deletePet", "DELETE · 1 attempt (not idempotent)"}, []string{"getThing0001"}},
-		{"?method=get&source=pets", "2 tools", []string{"listPets", "GET · 2 attempts"}, []string{"createPet"}},
-		{"?tag=t1&source=many", "20 tools", []string{"getThing0001"}, []string{"getThing0002<"}},
-		{"?q=show", "1 tools", []string{"getPet"}, nil},
-		{"?exposure=exposed", "0 tools", nil, []string{"getPet"}},
-		{"?sort=class&dir=desc&source=pets", "4 tools", []string{`aria-sort="descending"`}, nil},
+		{"", "124 tools · page 1 of 3", []check{named("createPet"), in(next), none(prev)}},
+		{"?page=3", "124 tools · page 3 of 3", []check{in(prev), none(next)}},
+		{"?class=DESTRUCTIVE", "61 tools", []check{named("deletePet"), retry("DELETE · 1 attempt (not idempotent)"), notShown("getThing0001")}},
+		{"?method=get&source=pets", "2 tools", []check{named("listPets"), retry("GET · 2 attempts"), notShown("createPet")}},
+		{"?tag=t1&source=many", "20 tools", []check{named("getThing0001"), none(tid("tool-row") + ` a.tool-name[href$="getThing0002"]`)}},
+		{"?q=show", "1 tools", []check{named("getPet")}},
+		{"?exposure=exposed", "0 tools", []check{notShown("getPet")}},
+		{"?sort=class&dir=desc&source=pets", "4 tools", []check{in(`th[aria-sort="descending"]`)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			body := a.get("/tools"+tt.query, "viewer", nil)
-			wantBody(t, httpBody(body), append([]string{tt.count}, tt.has...)...)
-			for _, s := range tt.lacks {
-				if strings.Contains(body, s) {
-					t.Errorf("body has %q", s)
-				}
-			}
+			wantHTML(t, body, append([]check{in(tid("tools-count"), hasText(tt.count))}, tt.checks...)...)
 		})
 	}
 	// The filter state survives in the form and the links.
@@ -86,14 +85,11 @@ func TestToolsFiltersAndPages(t *testing.T) {
 		in(`a[href="/tools?class=DESTRUCTIVE&page=2&source=many"]`))
 	// HTMX gets the results fragment only.
 	frag := a.get("/tools?class=DESTRUCTIVE", "viewer", map[string]string{"HX-Request": "true"})
-	if strings.Contains(frag, "<html") {
-		t.Errorf("HTMX response is not the fragment: %.200s", frag)
-	}
+	wantFragment(t, httpBody(frag))
 	wantHTML(t, frag, in("table"+tid("tools-table")))
 	// Viewers get no bulk controls; admins do.
-	if strings.Contains(body, `name="tool"`) || !strings.Contains(a.get("/tools", "admin", nil), `name="tool"`) {
-		t.Error("bulk checkboxes shown to the wrong role")
-	}
+	wantHTML(t, body, none(`input[name="tool"]`))
+	wantHTML(t, a.get("/tools", "admin", nil), in(tid("tool-row")+` input[type="checkbox"][name="tool"]`))
 }
 
 func TestToolsBulkSkipReport(t *testing.T) {
@@ -124,12 +120,13 @@ func TestToolsEscapeDocumentText(t *testing.T) {
 	a := newTestApp(t, true)
 	a.importDoc("evil", strings.Replace(petsDoc(""), "summary: Show a pet",
 		`summary: "<script>alert(1)</script>", description: "<b>bold</b> <img src=x onerror=alert(2)>"`, 1))
-	for _, path := range []string{"/tools?source=evil", "/tools/getPet"} {
+	for path, shown := range map[string]check{
+		"/tools?source=evil": in(`a.tool-name[href="/tools/getPet"]`, hasAttr("title", "getPet — <script>alert(1)</script>")),
+		"/tools/getPet":      in(tid("tool-summary"), textIs("<script>alert(1)</script>")),
+	} {
 		body := a.get(path, "viewer", nil)
-		if strings.Contains(body, "<script>alert(1)") || strings.Contains(body, "<b>bold") || strings.Contains(body, "<img src=x") {
-			t.Errorf("%s renders document text as HTML", path)
-		}
-		wantBody(t, httpBody(body), "&lt;script&gt;alert(1)&lt;/script&gt;")
+		// The document's text is text: no element of it, and its markup shown as written.
+		wantHTML(t, body, none(`script:containsOwn("alert(1)")`), none(`b:containsOwn("bold")`), none(`img[src="x"]`), shown)
 	}
 }
 

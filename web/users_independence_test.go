@@ -172,7 +172,7 @@ func TestApproverIndependence(t *testing.T) {
 		wantStatus(t, a.post(peer, "/users", form), 303)
 		rec = a.post(a.signInAs("helper@example.com", testPassword), approve, url.Values{"confirm": {"yes"}})
 		wantStatus(t, rec, 403)
-		wantBody(t, rec, "peer@example.com created your account at the request of its requester boss@example.com")
+		wantPage(t, rec, in(tid("not-independent"), hasText("peer@example.com created your account at the request of its requester boss@example.com")))
 		wantPending(t, a, cr)
 	})
 
@@ -185,7 +185,7 @@ func TestApproverIndependence(t *testing.T) {
 		dcr := exposeRequest(t, a, deputy, riskyTool(t, a, "users_delete"))
 		rec := a.post(bossC, "/approvals/"+itoa(dcr.ID)+"/approve", url.Values{"confirm": {"yes"}})
 		wantStatus(t, rec, 403)
-		wantBody(t, rec, "you created the account of its requester deputy@example.com")
+		wantPage(t, rec, in(tid("not-independent"), hasText("you created the account of its requester deputy@example.com")))
 		wantPending(t, a, dcr)
 	})
 
@@ -219,7 +219,7 @@ func TestApproverIndependence(t *testing.T) {
 		path := "/approvals/" + itoa(cr3.ID) + "/approve"
 		rec := a.post(a.signInAs("sock2@example.com", testPassword), path, url.Values{})
 		wantStatus(t, rec, 403)
-		wantBody(t, rec, "less than 1 day ago")
+		wantPage(t, rec, in(tid("not-independent"), hasText("less than 1 day ago")))
 		later := time.Now().Add(25 * time.Hour)
 		a.db.Now = func() time.Time { return later }
 		wantStatus(t, a.post(a.signInAs("sock2@example.com", testPassword), path, url.Values{"confirm": {"yes"}}), 303)
@@ -248,7 +248,7 @@ func TestApproverBootstrap(t *testing.T) {
 	wantStatus(t, a.post(firstC, userPath(appr, "roles"), url.Values{"role": {"viewer"}}), 303)
 	rec = a.post(firstC, "/users", newUserForm("sock@example.com", "approver"))
 	wantStatus(t, rec, 403)
-	wantBody(t, rec, "toolgate user add")
+	wantPage(t, rec, in(tid("form-error"), hasText("toolgate user add")))
 }
 
 // TestIndependenceThroughChainsInTheConsole: accounts made through the
@@ -292,7 +292,7 @@ func TestIndependenceThroughChainsInTheConsole(t *testing.T) {
 			wantHTML(t, page.Body.String(), in(`[data-testid="not-independent"]`, hasText(tc.want)))
 			rec := a.post(tc.approver, "/approvals/"+itoa(cr.ID)+"/approve", url.Values{"comment": {"ok"}, "confirm": {"yes"}})
 			wantStatus(t, rec, 403)
-			wantBody(t, rec, tc.want)
+			wantPage(t, rec, in(tid("not-independent"), hasText(tc.want)))
 			wantPending(t, a, cr)
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/testing/htmlcheck"
 	"github.com/toolgate/toolgate/internal/testing/oidctest"
 	"github.com/toolgate/toolgate/internal/testing/syncbuf"
 )
@@ -52,10 +53,9 @@ func TestServeWithSingleSignOn(t *testing.T) {
 		t.Fatalf("not running; stdout %q, logs %q", out.String(), logs.String())
 	}
 	idp.AddClient("toolgate", "s3cret", base+"/login/oidc/callback")
-	if body := get(t, http.DefaultClient, base+"/login"); !strings.Contains(body, "Sign in with Acme SSO") ||
-		!strings.Contains(body, "Break-glass sign-in") {
-		t.Fatalf("sign-in page:\n%.600s", body)
-	}
+	htmlcheck.Run(t, get(t, http.DefaultClient, base+"/login"),
+		htmlcheck.In(`a[data-testid="sso-sign-in"]`, htmlcheck.TextIs("Sign in with Acme SSO")),
+		htmlcheck.In(`[data-testid="break-glass"] summary`, htmlcheck.TextIs("Break-glass sign-in")))
 	jar, _ := cookiejar.New(nil)
 	browser := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := browser.Get(base + "/login/oidc")
@@ -68,10 +68,8 @@ func TestServeWithSingleSignOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	browser.CheckRedirect = nil
-	if body := get(t, browser, callback.String()); !strings.Contains(body, `data-testid="dashboard"`) ||
-		!strings.Contains(body, "ann@example.com") {
-		t.Fatalf("after sign-in:\n%.600s", body)
-	}
+	htmlcheck.Run(t, get(t, browser, callback.String()), htmlcheck.In(`[data-testid="dashboard"]`),
+		htmlcheck.In(`[data-testid="account-link"]`, htmlcheck.TextIs("ann@example.com")))
 	if strings.Contains(logs.String(), "s3cret") {
 		t.Error("the client secret is in the log")
 	}

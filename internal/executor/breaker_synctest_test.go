@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -63,5 +64,59 @@ func TestBreakerStateReadsTheBreaker(t *testing.T) {
 		wantBreakerState(t, e, "t", BreakerHalfOpen)
 		wantClass(t, e.Call(context.Background(), "t", nil), "")
 		wantBreakerState(t, e, "t", BreakerClosed)
+	})
+}
+
+// gatedUpstream is memUpstream whose requests after the first `free` wait
+// for release: the probe stays in flight while the other calls are decided.
+type gatedUpstream struct {
+	memUpstream
+	free    int64
+	release chan struct{}
+}
+
+func (g *gatedUpstream) RoundTrip(r *http.Request) (*http.Response, error) {
+	if g.count.Load() >= g.free {
+		<-g.release
+	}
+	return g.memUpstream.RoundTrip(r)
+}
+
+// TestBreakerLetsExactlyOneProbeThrough: after reset_ms, of 50 concurrent
+// calls exactly one reaches the upstream; while it is in flight the other
+// 49 are refused, and its success closes the circuit.
+func TestBreakerLetsExactlyOneProbeThrough(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := &gatedUpstream{memUpstream: memUpstream{codes: []int{503, 200}}, free: 1, release: make(chan struct{})}
+		e := newExecutor(t, testBundle("https://api.example.com", testTool("t", "GET", "/x", breakerPolicy(1, 1, breakerReset))),
+			Options{Transport: up})
+		var once sync.Once
+		release := func() { once.Do(func() { close(up.release) }) }
+		t.Cleanup(release) // a failed check must not leave the probe blocked in the bubble
+		wantClass(t, e.Call(context.Background(), "t", nil), ClassServerError)
+		wantClass(t, e.Call(context.Background(), "t", nil), ClassCircuitOpen)
+		time.Sleep(breakerReset*time.Millisecond + time.Millisecond)
+
+		results := make(chan *Result, 50)
+		var wg sync.WaitGroup
+		for range 50 {
+			wg.Go(func() { results <- e.Call(context.Background(), "t", nil) })
+		}
+		synctest.Wait() // every call is decided, or blocked in the upstream
+		if len(results) != 49 {
+			t.Fatalf("%d calls finished while the probe was in flight, want 49", len(results))
+		}
+		for range 49 {
+			if r := <-results; r.Err == nil || r.Err.Class != ClassCircuitOpen {
+				t.Fatalf("a call other than the probe got through: %+v", r)
+			}
+		}
+		release()
+		wg.Wait()
+		wantClass(t, <-results, "")
+		if got := up.count.Load(); got != 2 {
+			t.Fatalf("upstream saw %d requests, want 2 (the failure and one probe)", got)
+		}
+		wantClass(t, e.Call(context.Background(), "t", nil), "")
 	})
 }

@@ -67,7 +67,9 @@
 //	                                               with a true-ish value (x-box-requires-admin)
 //	PRIVILEGED   channel:    any method, GET too   x-kubernetes-action: connect; a last segment exec, attach,
 //	                                               portforward, proxy, shell, ssh, console, terminal, tty — or the
-//	                                               segment before a transport (/exec/{id}/start, /attach/ws)
+//	                                               segment before a transport (/exec/{id}/start, /attach/ws); a
+//	                                               path ending in proxy names reverse-proxy settings (a channel
+//	                                               only with /proxy/{path}, a transport or connect)
 //	PRIVILEGED   verb:       mutations; safe: action words and the last segment   revoke, logout, signout,
 //	                                               impersonate, sudo, rotate: ending, assuming or replacing access
 //	PRIVILEGED   scope:      any method            a scope with admin, owner, superuser, root or sudo — unless the
@@ -93,7 +95,12 @@
 //	                                               groups, invitations, sessions, MFA/2FA/TFA/OTP factors,
 //	                                               SSO/SAML/OIDC/SCIM, OAuth, auth, identities, consent, trust,
 //	                                               external accounts, shared links, admission webhooks, CSRs),
-//	                                               except the caller's own object (/users/@me)
+//	                                               except the caller's own object (/users/@me) and the owner of
+//	                                               a notification subscription (/users/{id}/notifications)
+//	PRIVILEGED   settings:   mutations             the last two segments hold a settings noun (settings, policy,
+//	                                               timeout, lifetime, requirements, allowlist, restrictions …) and a
+//	                                               security qualifier (security, session, login, password, ip):
+//	                                               /session-timeout, /settings/security, /ip-allowlist
 //	PRIVILEGED   revoke:     DELETE, destructive   the last segment names sessions, tokens, grants, consents,
 //	                         verbs                  keys, secrets or members (not upload sessions, not /@me)
 //	DESTRUCTIVE  method:     DELETE                the method itself
@@ -118,12 +125,16 @@
 //	READ         method:     GET, HEAD, OPTIONS,   the method itself
 //	                         TRACE
 //
-// Rules never lower a class, with three counter-rules that say a signal is
+// Rules never lower a class, with four counter-rules that say a signal is
 // absent rather than outweighed: an admin scope listed beside a lower level
 // of the same resource is one alternative among several; a read whose
 // response schema holds no credential material is a metadata read; a
 // description saying secrets are never returned withholds the response
-// signal. Reason codes are the rule's code and the matched term:
+// signal; a query-only POST (search, retrieve, query, lookup, introspect,
+// estimate, calculate with no state-changing verb: /bulk-retrieve,
+// introspectOAuth2Token) changes no access, so the admin-path, identity and
+// request-secret rules skip it and credential nouns count only as for a read
+// (its response is still checked for secrets). Reason codes are the rule's code and the matched term:
 // "method:DELETE", "verb:revoke", "scope:admin.users:write", "path:roles",
 // "credential:tokens", "response:client_secret", "action:type=rebuild",
 // "money:payouts", "ext:x-box-requires-admin", "channel:exec". A code appears

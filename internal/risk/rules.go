@@ -105,6 +105,11 @@ func ruleTable() []Rule {
 			Looks: "literal path segments, except the caller's own object (/users/@me)",
 			Terms: append(slices.Clone(vocab("identity-nouns")), vocab("admission-hooks")...),
 			Text:  "It changes who can access what (%s).", match: matchIdentityPath},
+		{Name: "security-settings", Code: "settings", Class: Privileged, Applies: "mutations",
+			Looks: "the last two literal path segments: a settings noun (settings, policy, timeout, allowlist …) with a " +
+				"security qualifier (security, session, login, password, ip) in the same or the other segment",
+			Terms: vocab("settings-nouns"),
+			Text:  "It changes security settings that decide how anyone gets in (%s).", match: matchSecuritySettings},
 		{Name: "access-revocation", Code: "revoke", Class: Privileged, Applies: "DELETE and destructive verbs",
 			Looks: "last literal path segment naming sessions, tokens, grants, keys or members",
 			Terms: vocab("access-subjects"),
@@ -212,7 +217,8 @@ func matchChannel(f *facts, terms []string) []string {
 		seg := f.segments[i]
 		joined, spaced := strings.Join(seg, ""), strings.Join(seg, " ")
 		for _, t := range terms {
-			if (joined == t || spaced == t) && !(t == "attach" && segmentsHaveAny(f, vocab("attachable-objects"))) {
+			if (joined == t || spaced == t) && !(t == "attach" && segmentsHaveAny(f, vocab("attachable-objects"))) &&
+				!settingsChannel(f, t, i) {
 				return []string{strings.ReplaceAll(t, " ", "")}
 			}
 		}
@@ -287,7 +293,7 @@ func matchScopeVerbs(f *facts, terms []string) []string {
 }
 
 func matchIdentityScope(f *facts, terms []string) []string {
-	if !f.mutation {
+	if !f.mutation || f.query {
 		return nil
 	}
 	var out []string
@@ -306,7 +312,7 @@ func matchIdentityScope(f *facts, terms []string) []string {
 func matchSegments(f *facts, terms []string) []string { return segmentTerms(f, terms, false) }
 
 func matchMutationSegments(f *facts, terms []string) []string {
-	if !f.mutation {
+	if !f.mutation || f.query {
 		return nil
 	}
 	return matchSegments(f, terms)
@@ -323,7 +329,7 @@ func matchResponseSecret(f *facts, _ []string) []string {
 }
 
 func matchRequestSecret(f *facts, _ []string) []string {
-	if !f.mutation {
+	if !f.mutation || f.query {
 		return nil
 	}
 	return firstN(f.reqSecrets, 3)
@@ -344,7 +350,7 @@ func matchCredential(f *facts, terms []string) []string {
 	if matchSegments(f, []string{"oauth", "oauth2"}) != nil && hasAny(f.lastWords, []string{"access", "token", "exchange"}) {
 		return []string{"oauth"}
 	}
-	if f.safe && !f.mutation {
+	if (f.safe && !f.mutation) || f.query {
 		if f.secretWithheld {
 			return nil
 		}
@@ -536,12 +542,17 @@ func matchMoney(f *facts, terms []string) []string {
 }
 
 // segmentTerms lists the terms that are words of literal path segments,
-// each once, in path order; skipSelf leaves out the segments that name the
-// caller's own object (/users/@me).
-func segmentTerms(f *facts, terms []string, skipSelf bool) []string {
+// each once, in path order; skipOwners leaves out the segments that only
+// name whose object it is: the caller's own (/users/@me) and the owner of
+// a notification subscription (/users/{id}/notification-subscriptions).
+func segmentTerms(f *facts, terms []string, skipOwners bool) []string {
 	var out []string
+	from := 0
+	if skipOwners {
+		from = ownedFrom(f)
+	}
 	for i, seg := range f.segments {
-		if skipSelf && f.selfAfter[i] {
+		if skipOwners && (f.selfAfter[i] || i < from) {
 			continue
 		}
 		for _, w := range seg {
@@ -610,7 +621,7 @@ func hasAny(ws, terms []string) bool {
 }
 
 func matchIdentityPath(f *facts, terms []string) []string {
-	if !f.mutation {
+	if !f.mutation || f.query {
 		return nil
 	}
 	return segmentTerms(f, terms, true)

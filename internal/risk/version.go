@@ -14,5 +14,8 @@ package risk
 // rules_version column existed); 2 — signals that generalise (README "Risk classes");
 // 3 — a secret's read returning its value under a generic name (payload,
 // data) and organisation security settings (captcha, lockout) are
-// PRIVILEGED; attaching a volume or a payment method is not a channel.
-const RulesVersion = 3
+// PRIVILEGED; attaching a volume or a payment method is not a channel;
+// 4 — counter-rules: a query-only POST, a notification subscription under
+// a user and a path ending in proxy (reverse-proxy settings) change no access;
+// settings qualified as security (session timeouts, IP allow-lists) are PRIVILEGED.
+const RulesVersion = 4

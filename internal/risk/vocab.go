@@ -93,6 +93,27 @@ func vocabularies() []family {
 				"ip", "ips", "address", "addresses", "interface", "interfaces", "policy", "policies", "network",
 				"networks", "subnet", "subnets", "gateway", "gateways", "certificate", "certificates", "tag", "tags",
 				"file", "files", "attachment", "attachments", "storage", "drive", "drives", "snapshot", "snapshots"}},
+		{"settings-channel-words", "channel words that also name a settings object (a reverse proxy's " +
+			"configuration): they open a channel only when a path or a transport follows them " +
+			"(/pods/{name}/proxy/{path}); a path ending in them reads or changes the settings",
+			[]string{"proxy"}},
+		{"notification-objects", "counter-rule: notifications and subscriptions to them are the caller's own " +
+			"preferences; an identity noun before them (/users/{id}/notification-subscriptions) names whose they " +
+			"are, not an access being changed",
+			[]string{"notification", "notifications", "subscription", "subscriptions", "alert", "alerts", "digest",
+				"digests"}},
+		{"security-qualifiers", "words that make a settings object an organisation's security settings " +
+			"(session timeouts, security settings, login and IP allow-lists): changing them changes how anyone gets in",
+			[]string{"security", "session", "sessions", "login", "signin", "password", "passwords", "ip"}},
+		{"settings-nouns", "settings objects: with a security qualifier in the same or the next segment " +
+			"(/session-timeout, /settings/security, /ip-allowlist) a change to them is an access change",
+			[]string{"settings", "setting", "config", "configuration", "policy", "policies", "timeout", "timeouts",
+				"lifetime", "expiry", "requirement", "requirements", "enforcement", "allowlist", "allowlists",
+				"whitelist", "whitelists", "restrictions"}},
+		{"query-verbs", "counter-rule: a POST named by one of these verbs, with no state-changing verb, only " +
+			"searches or retrieves (bulk-retrieve, introspect, lookup): the words around it name what it reads, " +
+			"not an access it changes. Not validate or verify: validating a code or a factor is a login step",
+			[]string{"search", "retrieve", "query", "lookup", "introspect", "estimate", "calculate"}},
 		{"channel-transports", "last segments that open or drive a channel named by the segment before them " +
 			"(/exec/{id}/start, /attach/ws, /exec/{id}/resize)",
 			[]string{"start", "ws", "websocket", "stream", "resize", "stdin", "upgrade", "connect"}},

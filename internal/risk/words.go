@@ -226,6 +226,8 @@ type facts struct {
 	removal int
 	// k8sAction is the value of x-kubernetes-action ("connect", "get", …).
 	k8sAction string
+	// query is true for a POST that only queries (isQueryPost).
+	query bool
 }
 
 type extension struct {
@@ -295,6 +297,7 @@ func extractFacts(op *openapi.Operation) *facts {
 	changing := stateChangingVerbs()
 	f.mutation = !f.safe || slices.ContainsFunc(f.actionWords, func(w string) bool { return isVerb(w, changing) })
 	extractSchemaFacts(f, op)
+	f.query = isQueryPost(f)
 	return f
 }
 

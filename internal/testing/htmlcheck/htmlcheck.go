@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
 )
 
 // A Checker looks at a parsed page (or a selection in it) and says what is
@@ -38,6 +39,20 @@ func In(sel string, checks ...Checker) Checker {
 			})
 			if !ok {
 				return fmt.Sprintf("%q: %s", sel, last)
+			}
+		}
+		return ""
+	}
+}
+
+// All holds when every check holds for the same element: In(sel, All(a,
+// b)) asks for one element with both, where In(sel, a, b) lets a and b be
+// met by different elements (one table row per rule, not any two rows).
+func All(checks ...Checker) Checker {
+	return func(s *goquery.Selection) string {
+		for _, c := range checks {
+			if m := c(s); m != "" {
+				return m
 			}
 		}
 		return ""
@@ -92,6 +107,19 @@ func HasText(want string) Checker {
 	}
 }
 
+// LacksText checks that the element's text, with runs of space collapsed,
+// does not contain unwanted (a secret that must not be shown again, a row
+// that belongs to another page).
+func LacksText(unwanted string) Checker {
+	return func(s *goquery.Selection) string {
+		got := strings.Join(strings.Fields(s.Text()), " ")
+		if strings.Contains(got, unwanted) {
+			return fmt.Sprintf("text %.200q contains %q", got, unwanted)
+		}
+		return ""
+	}
+}
+
 // TextIs checks that the element's text, with runs of space collapsed and
 // trimmed, is exactly want ("v1", not "v10").
 func TextIs(want string) Checker {
@@ -115,6 +143,54 @@ func HasAttr(name, want string) Checker {
 		}
 		return ""
 	}
+}
+
+// IsDocument reports whether body is a whole page (it opens with a doctype
+// or an <html> element) rather than a fragment. The parser adds <html> to
+// every fragment, so this reads the tokens as they were sent: an HTMX
+// answer must be a fragment, a full-page navigation a document.
+func IsDocument(body string) bool {
+	z := html.NewTokenizer(strings.NewReader(body))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return false
+		case html.DoctypeToken:
+			return true
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			return string(name) == "html"
+		case html.TextToken:
+			if strings.TrimSpace(string(z.Text())) != "" {
+				return false
+			}
+		}
+	}
+}
+
+// Document fails the test unless body is a whole page (want true) or a
+// fragment (want false).
+func Document(t testing.TB, body string, want bool) {
+	t.Helper()
+	if got := IsDocument(body); got != want {
+		kind := map[bool]string{true: "a whole page", false: "a fragment"}
+		t.Errorf("body is %s, want %s:\n%.300s", kind[got], kind[want], body)
+	}
+}
+
+// Text returns the text of the first element of body matching sel, with
+// runs of space collapsed, and fails the test when nothing matches.
+func Text(t testing.TB, body, sel string) string {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("parsing HTML: %v", err)
+	}
+	found := doc.Find(sel).First()
+	if found.Length() == 0 {
+		t.Fatalf("no element matches %q", sel)
+	}
+	return strings.Join(strings.Fields(found.Text()), " ")
 }
 
 // Run parses body and reports every failing check as a test error.

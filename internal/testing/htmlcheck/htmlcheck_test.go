@@ -1,6 +1,7 @@
 package htmlcheck
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -24,6 +25,8 @@ func TestHTMLCheckFails(t *testing.T) {
 		"each, one fails": InEach("p.a", HasText("one")),
 		"each, no match":  InEach("h2"),
 		"text is, longer": In("h1", TextIs("Tool")),
+		"lacks text":      In("main", LacksText("two")),
+		"all, split":      In("p.a", All(HasText("one"), HasText("two"))),
 	} {
 		if c(doc.Selection) == "" {
 			t.Errorf("%s: check passed on a page that fails it", name)
@@ -36,6 +39,8 @@ func TestHTMLCheckFails(t *testing.T) {
 		"count":          Count("p.a", 2),
 		"none":           None("h2"),
 		"text is":        In("h1", TextIs("Tools")),
+		"lacks text":     In("main", LacksText("three")),
+		"all":            In("p.a", All(HasText("two"), HasAttr("class", "a"))),
 	} {
 		if msg := c(doc.Selection); msg != "" {
 			t.Errorf("%s: %s", name, msg)
@@ -71,4 +76,45 @@ func (r *recorder) Error(args ...any) {
 	for _, a := range args {
 		r.errors = append(r.errors, a.(string))
 	}
+}
+
+// TestIsDocument: a page with a doctype or an <html> element is a document;
+// a fragment is not, even one that mentions "<html" in its text.
+func TestIsDocument(t *testing.T) {
+	for body, want := range map[string]bool{
+		"<!DOCTYPE html>\n<html><body>x</body></html>": true,
+		"\n  <html lang=\"en\"><p>x</p></html>":        true,
+		`<tr id="x"><td>a</td></tr>`:                   false,
+		`<p>&lt;html&gt; is escaped</p>`:               false,
+		"just text":                                    false,
+		"":                                             false,
+	} {
+		if got := IsDocument(body); got != want {
+			t.Errorf("IsDocument(%q) = %v, want %v", body, got, want)
+		}
+	}
+}
+
+// TestText: the text of the first match, space collapsed; no match fails.
+func TestText(t *testing.T) {
+	page := `<p id="a"> one
+	two </p><p id="a">three</p>`
+	if got := Text(t, page, "#a"); got != "one two" {
+		t.Errorf("Text = %q, want %q", got, "one two")
+	}
+	var rec recorder
+	func() {
+		defer func() { _ = recover() }()
+		Text(&rec, page, "#b")
+	}()
+	if len(rec.errors) != 1 {
+		t.Errorf("Text on no match reported %q, want one error", rec.errors)
+	}
+}
+
+// Fatalf records the message and stops the caller, as testing's does
+// (a panic here; the test recovers it).
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+	panic("fatal")
 }
