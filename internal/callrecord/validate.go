@@ -106,3 +106,13 @@ func printable(s string, max int) bool {
 	}
 	return true
 }
+
+// IsToolName reports whether s is a tool name (the name rule of LLM
+// function-calling APIs); call summaries share the record's vocabulary.
+func IsToolName(s string) bool { return toolName.MatchString(s) }
+
+// IsClass reports whether s has the shape of an outcome class.
+func IsClass(s string) bool { return class.MatchString(s) }
+
+// Printable reports whether s is printable and at most max bytes.
+func Printable(s string, max int) bool { return printable(s, max) }
