@@ -84,8 +84,10 @@ type Result struct {
 	Body any
 	// Attempts counts the HTTP requests sent; each is one budget unit.
 	Attempts int
-	Duration time.Duration
-	Err      *Error
+	// RetryAfter reports that an attempt's answer carried Retry-After.
+	RetryAfter bool
+	Duration   time.Duration
+	Err        *Error
 }
 
 // resultJSON is the wire form of a Result (toolgate call, MCP).

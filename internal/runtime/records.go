@@ -86,6 +86,11 @@ func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map
 	if res.Err != nil {
 		class = string(res.Err.Class)
 	}
+	decision := callrecord.DecisionOf(class)
+	if byGroups {
+		decision = callrecord.DeniedGroup
+	}
+	r.summarizeCall(ctx, res, decision, class)
 	digest, err := callrecord.ArgumentsDigest(args)
 	if err != nil {
 		r.log.Warn("call record: arguments digest", "tool", res.Tool, "err", err)
@@ -94,11 +99,8 @@ func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map
 	p := principal.FromContext(ctx)
 	rec := callrecord.Record{ID: callrecord.NewID(), Tool: res.Tool, ArgumentsDigest: digest,
 		Principal: callrecord.Principal{Kind: string(p.Kind), Subject: p.Subject, ClientID: p.ClientID},
-		Decision:  callrecord.DecisionOf(class), Class: class, Status: res.Status, Attempts: res.Attempts,
+		Decision:  decision, Class: class, Status: res.Status, Attempts: res.Attempts,
 		At: r.opts.Now().Add(-res.Duration), DurationMS: res.Duration.Milliseconds()}
-	if byGroups {
-		rec.Decision = callrecord.DeniedGroup
-	}
 	if rec.Principal.Kind == "" {
 		rec.Principal.Kind = string(principal.Anonymous)
 	}
@@ -115,10 +117,14 @@ func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map
 // the next fetch tries again) or maxRecordBatches were sent. A batch the
 // console refuses as invalid would be refused again: it is dropped and
 // counted.
+//
+// The minutes' call summaries go first (summaries_send.go): they are
+// smaller, and they are what the tool pages read.
 func (r *Runtime) sendCallRecords(ctx context.Context) {
 	if r.console == nil {
 		return
 	}
+	r.sendCallSummaries(ctx)
 	for range maxRecordBatches {
 		batch := r.records.take(callrecord.MaxBatch)
 		if len(batch) == 0 {
