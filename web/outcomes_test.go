@@ -72,7 +72,7 @@ func TestCallOutcomesFromARuntime(t *testing.T) {
 	agent := principal.NewContext(ctx, principal.New(principal.Token, "agent-7", "client-9", nil))
 	for _, c := range []struct {
 		tool, id, want string
-		attempts   int
+		attempts       int
 	}{
 		{"get_order", "ok", "", 1},
 		{"get_order", "flaky", "", 2},
