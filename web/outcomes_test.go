@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync/atomic"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/principal"
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/runtime"
+	"github.com/toolgate/toolgate/internal/store"
 	"github.com/toolgate/toolgate/internal/store/storetest"
 )
 
@@ -109,6 +111,20 @@ func TestCallOutcomesFromARuntime(t *testing.T) {
 	page = a.do(request{method: "GET", path: "/tools/order_status", cookie: viewer})
 	wantPage(t, page, cell("covered", "24h", "1"), cell("covered", "7d", "1"),
 		in(`tr[data-testid="outcome-mix"] td[data-window="24h"] li[data-class="SERVER_ERROR"]`, hasText("SERVER_ERROR 1")))
+
+	// A request to retry create_order shows the approver the same evidence.
+	retryForm := url.Values{"confirm_name": {"create_order"}, "reason": {"the API dedupes"}, "mode": {"assert"}, "attempts": {"3"}}
+	wantStatus(t, a.post(a.sessionCookie("admin"), "/tools/create_order/actions/retry", retryForm), 303)
+	approvals := a.do(request{method: "GET", path: "/approvals", cookie: a.sessionCookie("approver")})
+	wantPage(t, approvals, in(tid("approval-request"), in(tid("tool-outcomes"), cell("unknown", "24h", "1"), cell("calls", "7d", "1"),
+		in(`tr[data-testid="outcome-unknown"] th`, hasText("risked a duplicate")))))
+	pending, err := a.db.ChangeRequests(ctx, store.ChangeRequestFilter{Pending: true})
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %v, %v", pending, err)
+	}
+	confirm := a.do(request{method: "POST", path: "/approvals/" + itoa(pending[0].ID) + "/approve", form: url.Values{},
+		cookie: a.sessionCookie("approver"), csrf: true})
+	wantPage(t, confirm, in(tid("approve-confirm"), in(tid("tool-outcomes"), cell("unknown", "24h", "1"))))
 
 	// What-if: withdraw get_order and restrict order_status to a group.
 	withdraw(t, a, "get_order", func(p *policy.Policy) { p.Exposed = false })

@@ -24,7 +24,7 @@ var outcomeWindows = []struct {
 // change request show it.
 func (s *Server) toolOutcomes(ctx context.Context, tool string, t evidence.Tool) (*views.OutcomesVM, error) {
 	now := s.deps.Store.Now()
-	m := &views.OutcomesVM{}
+	m := &views.OutcomesVM{Anchor: "outcomes-" + tool}
 	for _, win := range outcomeWindows {
 		counts, err := s.deps.Store.CallOutcomes(ctx, tool, store.SummaryWindow{Since: now.Add(-win.length), ByMinute: callsummary.ByMinuteFrom(now)})
 		if err != nil {
