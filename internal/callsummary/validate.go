@@ -1,8 +1,6 @@
 package callsummary
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -26,17 +24,9 @@ const (
 // values). Any error names the first bad summary; nothing of a bad batch
 // is to be stored.
 func ParseBatch(body []byte, now time.Time) ([]Summary, error) {
-	if len(body) > MaxBodyBytes {
-		return nil, fmt.Errorf("the batch is larger than %d bytes", MaxBodyBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var b Batch
-	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("the batch is not valid JSON of %s: %v", Schema, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("the batch has data after its JSON object")
+	if err := callrecord.DecodeBatch(body, MaxBodyBytes, Schema, &b); err != nil {
+		return nil, err
 	}
 	if b.Schema != Schema {
 		return nil, fmt.Errorf("unknown batch schema %q (this console reads %s)", b.Schema, Schema)

@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -151,24 +149,5 @@ func (c *console) postCallRecords(ctx context.Context, recs []callrecord.Record)
 	if err != nil {
 		return true, fmt.Errorf("call records: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/v1/call-records", bytes.NewReader(body))
-	if err != nil {
-		return false, fmt.Errorf("call records: %w", err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.httpClient.Do(req)
-	if err != nil {
-		return false, fmt.Errorf("call records: %w", err)
-	}
-	defer resp.Body.Close()
-	msg, _ := readLimited(resp.Body, 4<<10)
-	switch {
-	case resp.StatusCode == http.StatusNoContent:
-		return false, nil
-	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge:
-		return true, fmt.Errorf("call records: console answered %s: %s", resp.Status, msg)
-	default:
-		return false, fmt.Errorf("call records: console answered %s", resp.Status)
-	}
+	return c.postBatch(ctx, "/api/v1/call-records", body)
 }

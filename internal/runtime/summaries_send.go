@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/toolgate/toolgate/internal/callsummary"
 	"github.com/toolgate/toolgate/internal/executor"
@@ -61,16 +62,23 @@ func (r *Runtime) sendCallSummaries(ctx context.Context) {
 	}
 }
 
-// postCallSummaries is POST /api/v1/call-summaries with this runtime's
-// instance id. refused reports a 400 or 413.
+// postCallSummaries is POST /api/v1/call-summaries (postBatch).
 func (c *console) postCallSummaries(ctx context.Context, sums []callsummary.Summary) (refused bool, err error) {
 	body, err := json.Marshal(callsummary.Batch{Schema: callsummary.Schema, Summaries: sums})
 	if err != nil {
 		return true, fmt.Errorf("call summaries: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/v1/call-summaries", bytes.NewReader(body))
+	return c.postBatch(ctx, "/api/v1/call-summaries", body)
+}
+
+// postBatch posts a batch of call records or summaries with the token
+// and this runtime's name and instance id. refused reports a 400 or 413:
+// the console will never take this batch.
+func (c *console) postBatch(ctx context.Context, path string, body []byte) (refused bool, err error) {
+	what := strings.TrimPrefix(path, "/api/v1/")
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+path, bytes.NewReader(body))
 	if err != nil {
-		return false, fmt.Errorf("call summaries: %w", err)
+		return false, fmt.Errorf("%s: %w", what, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Content-Type", "application/json")
@@ -78,7 +86,7 @@ func (c *console) postCallSummaries(ctx context.Context, sums []callsummary.Summ
 	req.Header.Set(HeaderInstanceID, c.id)
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
-		return false, fmt.Errorf("call summaries: %w", err)
+		return false, fmt.Errorf("%s: %w", what, err)
 	}
 	defer resp.Body.Close()
 	msg, _ := readLimited(resp.Body, 4<<10)
@@ -86,8 +94,8 @@ func (c *console) postCallSummaries(ctx context.Context, sums []callsummary.Summ
 	case resp.StatusCode == http.StatusNoContent:
 		return false, nil
 	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge:
-		return true, fmt.Errorf("call summaries: console answered %s: %s", resp.Status, msg)
+		return true, fmt.Errorf("%s: console answered %s: %s", what, resp.Status, msg)
 	default:
-		return false, fmt.Errorf("call summaries: console answered %s", resp.Status)
+		return false, fmt.Errorf("%s: console answered %s", what, resp.Status)
 	}
 }

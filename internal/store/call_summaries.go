@@ -66,15 +66,9 @@ func (db *DB) StoreCallSummaries(ctx context.Context, tokenID int64, instance st
 	for _, s := range sums {
 		names = append(names, s.Tool)
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
 	err = db.inTx(ctx, "store call summaries", func(tx *sqlx.Tx) error {
-		q, args, err := sqlx.In(`SELECT name FROM tools WHERE name IN (?)`, names)
+		known, _, err := knownTools(ctx, tx, names)
 		if err != nil {
-			return err
-		}
-		var known []string
-		if err := tx.SelectContext(ctx, &known, q, args...); err != nil {
 			return err
 		}
 		rows, principals := summaryRows(sums, tokenID, instance, known, oldest)
@@ -109,4 +103,18 @@ func summaryRows(sums []callsummary.Summary, tokenID int64, instance string, kno
 		}
 	}
 	return rows, principals
+}
+
+// knownTools returns which of names (any order, repeats allowed) are tools
+// of the project, and the distinct names sorted.
+func knownTools(ctx context.Context, tx *sqlx.Tx, names []string) (known, distinct []string, err error) {
+	distinct = slices.Compact(slices.Sorted(slices.Values(names)))
+	q, args, err := sqlx.In(`SELECT name FROM tools WHERE name IN (?)`, distinct)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := tx.SelectContext(ctx, &known, q, args...); err != nil {
+		return nil, nil, err
+	}
+	return known, distinct, nil
 }
