@@ -59,6 +59,9 @@ func (s *Server) approvalsConfirm(c echo.Context, id int64) error {
 		return err
 	}
 	vm.Stale = stale[cr.ID]
+	if vm.Outcomes, err = s.retryEvidence(ctx, cr); err != nil {
+		return err
+	}
 	m := views.ApproveConfirmView{Page: s.page(c, "Approve "+cr.ToolName), Request: vm, Comment: c.FormValue("comment")}
 	if cr.Kind != store.KindLowerRisk {
 		before, after, err := cr.Policies()

@@ -65,6 +65,11 @@ func (s *Server) approvalsView(c echo.Context) (views.ApprovalsView, error) {
 				return m, err
 			}
 			vm.Stale, vm.NotIndependent = stale[vm.ID], notIndependent[vm.ID]
+			if f.into == &m.Pending {
+				if vm.Outcomes, err = s.retryEvidence(ctx, &f.list[i]); err != nil {
+					return m, err
+				}
+			}
 			*f.into = append(*f.into, vm)
 		}
 	}

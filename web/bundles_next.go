@@ -81,6 +81,9 @@ func (s *Server) nextBundleView(c echo.Context, note string) (views.NextBundleVi
 		n.ToolCount = len(p.Next.Tools)
 		n.Changes = changesView(p.Changes)
 		n.Withheld = withheldRows(p.Withheld)
+		if n.Reach, err = s.reachRows(c.Request().Context(), p.Changes); err != nil {
+			return n, err
+		}
 	}
 	return n, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/toolgate/toolgate/internal/auth"
+	"github.com/toolgate/toolgate/internal/evidence"
 	"github.com/toolgate/toolgate/internal/importer"
 	"github.com/toolgate/toolgate/internal/openapi"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -52,6 +53,11 @@ func (s *Server) renderToolWith(c echo.Context, status int, raise views.RaiseRis
 			return err
 		}
 		m.Panel = &panel
+	}
+	if t.RemovedAt == nil {
+		if m.Outcomes, err = s.toolOutcomes(c.Request().Context(), t.Name, evidence.Tool{Method: t.Method, Policy: t.Policy}); err != nil {
+			return err
+		}
 	}
 	if currentUser(c).Has(auth.RoleAdmin) && t.RemovedAt == nil && t.Class < risk.Privileged {
 		raise.Show, raise.URL = true, "/tools/"+t.Name+"/risk"

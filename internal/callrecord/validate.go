@@ -39,17 +39,9 @@ var (
 // values (Validate). Any error names the first bad record; nothing of a
 // bad batch is to be stored.
 func ParseBatch(body []byte, now time.Time) ([]Record, error) {
-	if len(body) > MaxBodyBytes {
-		return nil, fmt.Errorf("the batch is larger than %d bytes", MaxBodyBytes)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var b Batch
-	if err := dec.Decode(&b); err != nil {
-		return nil, fmt.Errorf("the batch is not valid JSON of %s: %v", Schema, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("the batch has data after its JSON object")
+	if err := DecodeBatch(body, MaxBodyBytes, Schema, &b); err != nil {
+		return nil, err
 	}
 	if b.Schema != Schema {
 		return nil, fmt.Errorf("unknown batch schema %q (this console reads %s)", b.Schema, Schema)
@@ -63,6 +55,24 @@ func ParseBatch(body []byte, now time.Time) ([]Record, error) {
 		}
 	}
 	return b.Records, nil
+}
+
+// DecodeBatch reads the JSON of a batch of schema (this package's or
+// another that travels beside it, such as call summaries) into v: at most
+// maxBytes, known fields only, nothing after the object.
+func DecodeBatch(body []byte, maxBytes int, schema string, v any) error {
+	if len(body) > maxBytes {
+		return fmt.Errorf("the batch is larger than %d bytes", maxBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("the batch is not valid JSON of %s: %v", schema, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("the batch has data after its JSON object")
+	}
+	return nil
 }
 
 // Validate checks one record's values.
@@ -107,3 +117,13 @@ func printable(s string, max int) bool {
 	}
 	return true
 }
+
+// IsToolName reports whether s is a tool name (the name rule of LLM
+// function-calling APIs); call summaries share the record's vocabulary.
+func IsToolName(s string) bool { return toolName.MatchString(s) }
+
+// IsClass reports whether s has the shape of an outcome class.
+func IsClass(s string) bool { return class.MatchString(s) }
+
+// Printable reports whether s is printable and at most max bytes.
+func Printable(s string, max int) bool { return printable(s, max) }

@@ -84,8 +84,10 @@ type Result struct {
 	Body any
 	// Attempts counts the HTTP requests sent; each is one budget unit.
 	Attempts int
-	Duration time.Duration
-	Err      *Error
+	// RetryAfter reports that an attempt's answer carried Retry-After.
+	RetryAfter bool
+	Duration   time.Duration
+	Err        *Error
 	// Ask is set when the call was not run because a person must decide
 	// it first (R16) and the context carried no grant (WithGrant); Err
 	// then says so.

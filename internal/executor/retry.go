@@ -48,6 +48,7 @@ func (e *Executor) attempts(ctx context.Context, t *tool, p *prepared, deadline 
 			r.Attempts++
 		}
 		r.Status, r.Body = out.status, out.body
+		r.RetryAfter = r.RetryAfter || out.retryAfter > 0
 		if out.err == nil {
 			return
 		}

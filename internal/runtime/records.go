@@ -1,11 +1,9 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -86,6 +84,10 @@ func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map
 	if res.Err != nil {
 		class = string(res.Err.Class)
 	}
+	if decision == "" {
+		decision = callrecord.DecisionOf(class)
+	}
+	r.summarizeCall(ctx, res, decision, class)
 	digest, err := callrecord.ArgumentsDigest(args)
 	if err != nil {
 		r.log.Warn("call record: arguments digest", "tool", res.Tool, "err", err)
@@ -94,11 +96,8 @@ func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map
 	p := principal.FromContext(ctx)
 	rec := callrecord.Record{ID: callrecord.NewID(), Tool: res.Tool, ArgumentsDigest: digest,
 		Principal: callrecord.Principal{Kind: string(p.Kind), Subject: p.Subject, ClientID: p.ClientID},
-		Decision:  callrecord.DecisionOf(class), Class: class, Status: res.Status, Attempts: res.Attempts,
+		Decision:  decision, Class: class, Status: res.Status, Attempts: res.Attempts,
 		At: r.opts.Now().Add(-res.Duration), DurationMS: res.Duration.Milliseconds()}
-	if decision != "" {
-		rec.Decision = decision
-	}
 	if rec.Principal.Kind == "" {
 		rec.Principal.Kind = string(principal.Anonymous)
 	}
@@ -115,10 +114,14 @@ func (r *Runtime) recordCall(ctx context.Context, res *executor.Result, args map
 // the next fetch tries again) or maxRecordBatches were sent. A batch the
 // console refuses as invalid would be refused again: it is dropped and
 // counted.
+//
+// The minutes' call summaries go first (summaries_send.go): they are
+// smaller, and they are what the tool pages read.
 func (r *Runtime) sendCallRecords(ctx context.Context) {
 	if r.console == nil {
 		return
 	}
+	r.sendCallSummaries(ctx)
 	for range maxRecordBatches {
 		batch := r.records.take(callrecord.MaxBatch)
 		if len(batch) == 0 {
@@ -145,24 +148,5 @@ func (c *console) postCallRecords(ctx context.Context, recs []callrecord.Record)
 	if err != nil {
 		return true, fmt.Errorf("call records: %w", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/api/v1/call-records", bytes.NewReader(body))
-	if err != nil {
-		return false, fmt.Errorf("call records: %w", err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.httpClient.Do(req)
-	if err != nil {
-		return false, fmt.Errorf("call records: %w", err)
-	}
-	defer resp.Body.Close()
-	msg, _ := readLimited(resp.Body, 4<<10)
-	switch {
-	case resp.StatusCode == http.StatusNoContent:
-		return false, nil
-	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusRequestEntityTooLarge:
-		return true, fmt.Errorf("call records: console answered %s: %s", resp.Status, msg)
-	default:
-		return false, fmt.Errorf("call records: console answered %s", resp.Status)
-	}
+	return c.postBatch(ctx, "/api/v1/call-records", body)
 }

@@ -146,6 +146,9 @@ type Runtime struct {
 	records  *callRecords // records.go
 	execOpts executor.Options
 
+	// summaries counts calls per tool and minute (summaries.go).
+	summaries *callSummaries
+
 	allowedOrigins map[string]bool
 	gate           perCallGate // percall.go
 
@@ -189,6 +192,7 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r.metrics = newMetrics(r)
 	r.records = newCallRecords(r.metrics.reg)
+	r.summaries = newCallSummaries(r.metrics.reg)
 	r.server = newMCPServer(opts)
 	r.server.AddReceivingMiddleware(r.filterList)
 	if err := r.loadKeys(); err != nil {

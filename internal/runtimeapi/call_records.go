@@ -2,8 +2,6 @@ package runtimeapi
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"time"
 
@@ -29,11 +27,8 @@ func (s *Service) apiCallRecords(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(c.Response(), c.Request().Body, callrecord.MaxBodyBytes))
+	body, err := readBatch(c, callrecord.MaxBodyBytes, "call record")
 	if err != nil {
-		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			return apperr.Errorf(apperr.TooLarge, "A call record batch is at most %d bytes.", callrecord.MaxBodyBytes)
-		}
 		return err
 	}
 	recs, err := callrecord.ParseBatch(body, s.db.Now())
@@ -47,8 +42,10 @@ func (s *Service) apiCallRecords(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// pruneCallRecords deletes the records older than the retention.
+// pruneCallRecords deletes the records older than the retention, after
+// rolling up the call summaries (call_summaries.go) on the same schedule.
 func (s *Service) pruneCallRecords(ctx context.Context) {
+	s.rollupCallSummaries(ctx)
 	n, err := s.db.PruneCallRecords(ctx, s.db.Now().Add(-s.retention))
 	if err != nil {
 		if ctx.Err() == nil {

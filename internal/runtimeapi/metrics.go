@@ -26,6 +26,7 @@ type apiMetrics struct {
 	fleetDropped  prometheus.Counter
 	fleetFailures prometheus.Counter
 	callRecords   prometheus.Counter
+	callSummaries prometheus.Counter
 }
 
 // Results of GET /api/v1/bundle and /api/v1/bundles/{version}.
@@ -57,7 +58,9 @@ func newAPIMetrics(st *apiState) *apiMetrics {
 		Help: "Batched fleet writes that failed (retried at the next flush)."})
 	m.callRecords = prometheus.NewCounter(prometheus.CounterOpts{Name: "toolgate_console_call_records_stored_total",
 		Help: "Call records runtimes reported and the console stored."})
-	m.reg.MustRegister(m.bundleResults, m.version, m.fleetWrites, m.fleetEvicted, m.fleetDropped, m.fleetFailures, m.callRecords,
+	m.callSummaries = prometheus.NewCounter(prometheus.CounterOpts{Name: "toolgate_console_call_summaries_received_total",
+		Help: "Per-minute call summaries runtimes reported (a minute sent again counts again)."})
+	m.reg.MustRegister(m.bundleResults, m.version, m.fleetWrites, m.fleetEvicted, m.fleetDropped, m.fleetFailures, m.callRecords, m.callSummaries,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 	return m

@@ -25,6 +25,7 @@ func (s *Service) newAPI() *echo.Echo {
 	e.GET("/api/v1/keys", s.apiKeys)
 	e.GET("/api/v1/metrics", s.apiMetricsPage)
 	e.POST("/api/v1/call-records", s.apiCallRecords)
+	e.POST("/api/v1/call-summaries", s.apiCallSummaries)
 	return e
 }
 

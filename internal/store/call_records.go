@@ -39,8 +39,6 @@ func (db *DB) RecordCalls(ctx context.Context, tokenID int64, recs []callrecord.
 	for _, r := range recs {
 		names = append(names, r.Tool)
 	}
-	slices.Sort(names)
-	names = slices.Compact(names)
 	now := formatTime(db.Now())
 	rows := make([][]any, 0, len(recs))
 	for _, r := range recs {
@@ -48,12 +46,8 @@ func (db *DB) RecordCalls(ctx context.Context, tokenID int64, recs []callrecord.
 			r.Principal.Subject, r.Principal.ClientID, r.Decision, r.Class, r.Status, r.Attempts, formatTime(r.At), r.DurationMS, now})
 	}
 	return db.inTx(ctx, "record calls", func(tx *sqlx.Tx) error {
-		q, args, err := sqlx.In(`SELECT name FROM tools WHERE name IN (?)`, names)
+		known, names, err := knownTools(ctx, tx, names)
 		if err != nil {
-			return err
-		}
-		var known []string
-		if err := tx.SelectContext(ctx, &known, q, args...); err != nil {
 			return err
 		}
 		for _, n := range names {
