@@ -25,8 +25,8 @@ import (
 // at 20,000 operations. Built batch by batch, each batch's model is garbage
 // once its operations are converted, and its path items are released from
 // the tree, so an import holds the tree and one batch. A document of up to
-// this many operations is built whole, as before.
-const defaultBatchOps = 1000
+// twice this many operations is built whole, as before.
+const defaultBatchOps = 250
 
 func (o Options) batchOps() int {
 	if o.batchSize > 0 {
@@ -37,7 +37,8 @@ func (o Options) batchOps() int {
 
 // pathBatches splits the root's path items into consecutive runs of about
 // per operations each, as [lo, hi) indexes of paths.Content. It returns nil
-// (build the document whole) when one batch holds every operation, or when
+// (build the document whole) when two batches would hold every operation
+// (such a model is small, and each batch indexes the components again), or when
 // a batch could not be built on its own: a $ref into #/paths from anywhere
 // in the root (data), which a batch without that path item would not
 // resolve.
@@ -46,9 +47,10 @@ func pathBatches(paths *yaml.Node, data []byte, per int) [][2]int {
 		return nil
 	}
 	var out [][2]int
-	lo, ops := 0, 0
+	lo, ops, total := 0, 0, 0
 	for i := 0; i+1 < len(paths.Content); i += 2 {
-		ops += max(1, methodCount(valueOf(paths.Content[i+1])))
+		n := max(1, methodCount(valueOf(paths.Content[i+1])))
+		ops, total = ops+n, total+n
 		if ops >= per {
 			out = append(out, [2]int{lo, i + 2})
 			lo, ops = i+2, 0
@@ -57,7 +59,7 @@ func pathBatches(paths *yaml.Node, data []byte, per int) [][2]int {
 	if lo < len(paths.Content) {
 		out = append(out, [2]int{lo, len(paths.Content)})
 	}
-	if len(out) < 2 {
+	if total <= 2*per {
 		return nil
 	}
 	return out
@@ -145,7 +147,7 @@ func hasAliases(n *yaml.Node) bool {
 
 // batchGarbage is how much garbage a heapGuard lets batches leave before it
 // collects: about one batch's model.
-const batchGarbage = 64 << 20
+const batchGarbage = 32 << 20
 
 // heapGuard collects between batches once the heap holds more than
 // batchGarbage over what the last collection left live. The collector's own
