@@ -221,6 +221,10 @@ bench-bundle-api: build bench-tools ## GET /api/v1/bundle 304 (ABBA rounds) and 
 bench-cluster: postgres ## publish/approval p50, p99, ops/s: SQLite 1 console vs PostgreSQL 1 and 2 consoles (ratios)
 	$(GO) test -run '^$$' -bench '^BenchmarkCluster$$' -benchtime 1x -timeout 30m ./internal/bench/cluster
 
+.PHONY: bench-import
+bench-import: ## import memory: heap peak of 1,000/5,000/20,000-operation imports against 30× the document + 50 MiB (fails over it)
+	$(GO) test -run '^$$' -bench '^BenchmarkImportMemory$$' -benchtime 1x -timeout 20m ./internal/openapi
+
 .PHONY: bench-runtime
 bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server (in process and as real processes: p50/p99), and with agents authenticated vs not (ratios)
 	@# Loopback only, bounded: 10 swaps per size, one RSS child pair per size

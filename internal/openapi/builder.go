@@ -23,6 +23,13 @@ type builder struct {
 	// the walk stops, once it passes Options.MaxTotalSchemaBytes.
 	schemaBytes int64
 	err         error
+	// rootData and batchOps split the model's build (eachBatch); batchOps
+	// 0 builds it whole.
+	rootData []byte
+	batchOps int
+	// docSecurity is the document's default security, read with the
+	// first batch.
+	docSecurity []SecurityAlternative
 }
 
 func newBuilder(file string, opts Options) *builder {

@@ -44,6 +44,8 @@ type Options struct {
 	// MaxTotalSchemaBytes bounds the input schemas of all operations of
 	// one import together, as expanded; 0 means DefaultMaxTotalSchemaBytes.
 	MaxTotalSchemaBytes int64
+	// batchSize overrides defaultBatchOps (tests).
+	batchSize int
 }
 
 func (o Options) maxBytes() int64 {

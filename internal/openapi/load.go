@@ -73,6 +73,11 @@ func loadSourceFS(src *fileSource, opts Options, withFS bool) (*Document, error)
 		mem[name] = data
 	}
 	b := newBuilder(rootName, opts)
+	// A set of several files is built whole: each batch would index every
+	// other file again.
+	if len(others) == 0 {
+		b.rootData, b.batchOps = src.raw[rootName], opts.batchOps()
+	}
 	b.doc.Warnings = append(b.doc.Warnings, rc.warnings...)
 	b.doc.Files = append([]string(nil), rc.order...)
 	if root.specKey == "swagger" {

@@ -12,15 +12,42 @@ import (
 	v2 "github.com/pb33f/libopenapi/datamodel/high/v2"
 )
 
-// fromV2 reads a Swagger 2.0 model. body and formData parameters become the
-// request body, as in 3.x, so everything downstream sees one shape.
+// fromV2 reads a Swagger 2.0 model, batch by batch of path items as in
+// 3.x (fromV3). body and formData parameters become the request body, as
+// in 3.x, so everything downstream sees one shape.
 func (b *builder) fromV2(doc libopenapi.Document) error {
-	m, err := doc.BuildV2Model()
-	// As in 3.x (fromV3), a circular schema is bounded, not refused.
-	if m == nil || (err != nil && !onlyCircular(err)) {
-		return modelError(b.file, err)
-	}
-	d := &m.Model
+	return eachBatch(doc, b.rootData, b.batchOps, func(first, _ bool) error {
+		d, err := buildV2(doc)
+		// As in 3.x (fromV3), a circular schema is bounded, not refused.
+		if d == nil || (err != nil && !onlyCircular(err)) {
+			return modelError(b.file, err)
+		}
+		if first {
+			b.documentV2(d)
+		}
+		if d.Paths == nil || d.Paths.PathItems == nil {
+			return nil
+		}
+		for key, item := range d.Paths.PathItems.FromOldest() {
+			if b.err != nil {
+				break
+			}
+			if msg := unresolvedOf(item.Extensions); msg != "" {
+				b.warnf("path %s: not imported: its path item is %s", key, msg)
+				continue
+			}
+			pathParams := item.Parameters
+			pathExt := extensions(item.Extensions)
+			for method, op := range item.GetOperations().FromOldest() {
+				b.operationV2(d, key, method, op, pathV2{pathParams, pathExt}, b.docSecurity)
+			}
+		}
+		return nil
+	})
+}
+
+// documentV2 reads what the whole document declares (documentV3).
+func (b *builder) documentV2(d *v2.Swagger) {
 	b.doc.SpecVersion = d.Swagger
 	if d.Info != nil {
 		b.doc.Title, b.doc.Version = d.Info.Title, d.Info.Version
@@ -35,25 +62,7 @@ func (b *builder) fromV2(doc libopenapi.Document) error {
 			b.doc.SecuritySchemes = append(b.doc.SecuritySchemes, ss)
 		}
 	}
-	docSecurity := securityOf(d.Security)
-	if d.Paths == nil || d.Paths.PathItems == nil {
-		return nil
-	}
-	for key, item := range d.Paths.PathItems.FromOldest() {
-		if b.err != nil {
-			break
-		}
-		if msg := unresolvedOf(item.Extensions); msg != "" {
-			b.warnf("path %s: not imported: its path item is %s", key, msg)
-			continue
-		}
-		pathParams := item.Parameters
-		pathExt := extensions(item.Extensions)
-		for method, op := range item.GetOperations().FromOldest() {
-			b.operationV2(d, key, method, op, pathV2{pathParams, pathExt}, docSecurity)
-		}
-	}
-	return nil
+	b.docSecurity = securityOf(d.Security)
 }
 
 // pathV2 is what a 2.0 path item gives each of its operations.

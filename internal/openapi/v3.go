@@ -23,16 +23,45 @@ func onlyCircular(err error) bool {
 	return true
 }
 
-// fromV3 reads an OpenAPI 3.0/3.1 model.
+// fromV3 reads an OpenAPI 3.0/3.1 model, batch by batch of path items
+// (eachBatch): the document's parts are read from the first batch's model,
+// the webhooks from the last, so the order of what is read is the order of
+// a model built whole.
 func (b *builder) fromV3(doc libopenapi.Document) error {
-	m, err := doc.BuildV3Model()
-	if m == nil || (err != nil && !onlyCircular(err)) {
-		return modelError(b.file, err)
-	}
-	// libopenapi reports circular schemas as errors but still builds the
-	// model; input schemas bound that recursion, so only a missing model is
-	// fatal.
-	d := &m.Model
+	return eachBatch(doc, b.rootData, b.batchOps, func(first, last bool) error {
+		m, err := buildV3(doc)
+		if m == nil || (err != nil && !onlyCircular(err)) {
+			return modelError(b.file, err)
+		}
+		// libopenapi reports circular schemas as errors but still builds
+		// the model; input schemas bound that recursion, so only a missing
+		// model is fatal.
+		if first {
+			b.documentV3(m)
+		}
+		if m.Paths != nil && m.Paths.PathItems != nil {
+			for key, item := range m.Paths.PathItems.FromOldest() {
+				if b.err != nil {
+					break
+				}
+				b.pathItemV3(key, item, b.docSecurity, b.doc.Servers)
+			}
+		}
+		if last && m.Webhooks != nil {
+			for name, item := range m.Webhooks.FromOldest() {
+				for method := range item.GetOperations().FromOldest() {
+					b.doc.Skipped = append(b.doc.Skipped, Skipped{Kind: "webhook", Name: name,
+						Method: strings.ToUpper(method), Reason: "webhooks are requests the API sends, not operations an agent calls"})
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// documentV3 reads what the whole document declares: version, info,
+// servers, security schemes and the default security.
+func (b *builder) documentV3(d *v3.Document) {
 	b.doc.SpecVersion = d.Version
 	if d.Info != nil {
 		b.doc.Title, b.doc.Version = d.Info.Title, d.Info.Version
@@ -45,24 +74,7 @@ func (b *builder) fromV3(doc libopenapi.Document) error {
 			})
 		}
 	}
-	docSecurity := securityOf(d.Security)
-	if d.Paths != nil && d.Paths.PathItems != nil {
-		for key, item := range d.Paths.PathItems.FromOldest() {
-			if b.err != nil {
-				break
-			}
-			b.pathItemV3(key, item, docSecurity, b.doc.Servers)
-		}
-	}
-	if d.Webhooks != nil {
-		for name, item := range d.Webhooks.FromOldest() {
-			for method := range item.GetOperations().FromOldest() {
-				b.doc.Skipped = append(b.doc.Skipped, Skipped{Kind: "webhook", Name: name,
-					Method: strings.ToUpper(method), Reason: "webhooks are requests the API sends, not operations an agent calls"})
-			}
-		}
-	}
-	return nil
+	b.docSecurity = securityOf(d.Security)
 }
 
 func (b *builder) pathItemV3(key string, item *v3.PathItem, docSecurity []SecurityAlternative, docServers []Server) {
@@ -170,11 +182,22 @@ func (b *builder) paramsV3(in []*v3.Parameter) (out []Parameter, gaps []string, 
 		gaps = append(gaps, g...)
 		out = append(out, Parameter{
 			Name: p.Name, In: p.In, Required: p.Required != nil && *p.Required || p.In == "path",
-			Description: p.Description, Style: p.Style, Explode: p.Explode,
-			Schema: schema,
+			Description: p.Description, Style: p.Style,
+			// A copy: the model's pointer would keep the batch's model,
+			// and through it the node tree, alive (eachBatch).
+			Explode: cloneBool(p.Explode),
+			Schema:  schema,
 		})
 	}
 	return out, gaps, ""
+}
+
+func cloneBool(b *bool) *bool {
+	if b == nil {
+		return nil
+	}
+	v := *b
+	return &v
 }
 
 func requestBodyV3(rb *v3.RequestBody) (*RequestBody, *base.SchemaProxy) {
