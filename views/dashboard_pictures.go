@@ -54,7 +54,7 @@ func exposureSeries(classes []DashboardClassVM) []chart.Series {
 // classesPicture draws the tools of each class, exposed and not, beside
 // the table that holds the same numbers.
 func classesPicture(m DashboardView) Picture {
-	p := Picture{ID: "dash-classes-picture", Title: "Tools by risk class", Kind: BarsPicture, NumbersIn: "dash-classes",
+	p := Picture{ID: "dash-classes-picture", Title: "Exposure by risk class", Kind: BarsPicture, NumbersIn: "dash-classes",
 		Bars: chart.Stacked{Series: exposureSeries(m.Classes)}, Empty: "No tools yet."}
 	var parts []string
 	for i, c := range m.Classes {

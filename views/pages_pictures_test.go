@@ -120,7 +120,7 @@ func TestDashboardPictures(t *testing.T) {
 			Outcomes: []OutcomeHourVM{{Label: "13:00", Detail: "2026-12-02 13:00 UTC"},
 				{Label: "14:00", Detail: "2026-12-02 14:00 UTC", OK: 40, Rejected: 2, Failed: 3, Unknown: 1, Denied: 4}}}}
 	wantPage(t, DashboardPage(m), "Dashboard",
-		wantPicture("dash-classes-picture", "Tools by risk class", "Of 16 tools, 7 are exposed. Exposed of all, by class: READ 6 of 10, WRITE 0 of 4, DESTRUCTIVE 1 of 2, PRIVILEGED 0 of 0."),
+		wantPicture("dash-classes-picture", "Exposure by risk class", "Of 16 tools, 7 are exposed. Exposed of all, by class: READ 6 of 10, WRITE 0 of 4, DESTRUCTIVE 1 of 2, PRIVILEGED 0 of 0."),
 		in("[data-testid=dash-classes-picture-numbers] a[href='#dash-classes']"), in("table#dash-classes"),
 		count("[data-testid=dash-classes-picture] svg.plot rect.seg", 5),
 		wantPicture("dash-sources-picture", "Exposure per source", "orders: 6 of 12 exposed; admin: 1 of 4 exposed. 3 smaller sources are not shown."),

@@ -32,7 +32,7 @@ const (
 	// MaxSeries is the most series a picture stacks or draws.
 	MaxSeries = 12
 	// MaxLabel is how many runes of a category label are drawn.
-	MaxLabel = 18
+	MaxLabel = 16
 )
 
 // Width is the viewBox width of every picture; CSS scales it to the page.

@@ -14,6 +14,7 @@ const (
 	cPlotH  = 150.0
 	cAxisH  = 22.0
 	cBarFit = 0.72 // share of a bucket's width its bar takes
+	cMaxBar = 28.0 // the widest a column gets, however few buckets
 	// cLabelGap is the least room between two bucket labels.
 	cLabelGap = 56.0
 	// maxBucketLabel is how many runes of a bucket label are drawn.
@@ -29,7 +30,7 @@ func Columns(s Stacked) (Layout, error) {
 	}
 	sc := NiceScale(maxTotal(s.Groups))
 	l, slot := frame(len(s.Groups), sc, groupLabels(s.Groups))
-	w := max(slot*cBarFit, 0.5)
+	w := min(max(slot*cBarFit, 0.5), cMaxBar)
 	for i, g := range s.Groups {
 		x := cLeft + float64(i)*slot + (slot-w)/2
 		y := cTop + cPlotH

@@ -42,9 +42,10 @@ func TestColumns(t *testing.T) {
 	if gap := labels[1].X - labels[0].X; gap < cLabelGap {
 		t.Errorf("bucket labels %v apart, want at least %v", gap, cLabelGap)
 	}
-	// One bucket: a column in the middle, its label drawn.
+	// One bucket: a column in the middle, no wider than cMaxBar, its
+	// label drawn.
 	l, _ = Columns(Stacked{Series: classes, Groups: []Group{{Label: "now", Values: []int64{5, 0}}}})
-	if len(l.Rects) != 1 || math.Abs(l.Rects[0].X+l.Rects[0].W/2-(cLeft+cRight)/2) > 1e-9 || len(texts(l, "label")) != 1 {
+	if len(l.Rects) != 1 || math.Abs(l.Rects[0].X+l.Rects[0].W/2-(cLeft+cRight)/2) > 1e-9 || l.Rects[0].W != cMaxBar || len(texts(l, "label")) != 1 {
 		t.Errorf("one bucket: %+v %+v", l.Rects, texts(l, "label"))
 	}
 }
