@@ -68,11 +68,11 @@ type CallOutcomeCount struct {
 	Calls           int
 }
 
-// CallOutcomesByHour counts the call records made in [since, until) by
+// readCallOutcomes counts the call records made in [since, until) by
 // hour, decision and class, oldest hour first. It reads the called_at
 // index over the window only; times are fixed-width UTC text, so the
 // first 13 characters are the hour ("2026-12-02T14").
-func (db *DB) CallOutcomesByHour(ctx context.Context, since, until time.Time) ([]CallOutcomeCount, error) {
+func (db *DB) readCallOutcomes(ctx context.Context, since, until time.Time) ([]CallOutcomeCount, error) {
 	var out []CallOutcomeCount
 	err := db.readTx(ctx, "call outcomes by hour", func(tx *sqlx.Tx) error {
 		var rows []struct {

@@ -115,3 +115,52 @@ func TestRuntimeFleetByVersion(t *testing.T) {
 		t.Fatalf("fleet %+v, want %+v", got, want)
 	}
 }
+
+// Settled hours are read once and kept; the hours still filling are read
+// on every call, so a new call shows at once, while a record arriving for
+// a settled hour waits for the next start (OutcomesSettle).
+func TestCallOutcomesSettledHoursCached(t *testing.T) {
+	db := MustOpen(t)
+	ctx := context.Background()
+	MustAddTool(t, db, FixtureTool{Source: "orders", Name: "list_orders", Method: "GET", Path: "/orders", Class: risk.Read})
+	tok, _, err := db.CreateRuntimeToken(ctx, "test", "edge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 2, 14, 20, 0, 0, time.UTC)
+	db.Now = func() time.Time { return now }
+	until := now.Truncate(time.Hour).Add(time.Hour)
+	since := until.Add(-24 * time.Hour)
+	record := func(at time.Time) {
+		t.Helper()
+		if err := db.RecordCalls(ctx, tok.ID, []callrecord.Record{testCallRecord("list_orders", "agent", at)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := func() map[int]int {
+		t.Helper()
+		got, err := db.CallOutcomesByHour(ctx, since, until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]int{}
+		for _, c := range got {
+			out[c.Hour.Hour()] += c.Calls
+		}
+		return out
+	}
+	record(now.Add(-2 * time.Hour)) // 12:20, settled
+	record(now.Add(-5 * time.Minute))
+	if got := calls(); got[12] != 1 || got[14] != 1 || len(got) != 2 {
+		t.Fatalf("first read %v", got)
+	}
+	record(now.Add(-2*time.Hour + time.Minute)) // late, for a settled hour
+	record(now.Add(-time.Minute))
+	if got := calls(); got[12] != 1 || got[14] != 2 {
+		t.Fatalf("second read %v: want 12:00 from the cache, 14:00 read again", got)
+	}
+	db.outcomes = outcomesCache{} // a restart
+	if got := calls(); got[12] != 2 {
+		t.Fatalf("after a restart %v", got)
+	}
+}
