@@ -6,20 +6,15 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/callrecord"
-	"github.com/toolgate/toolgate/internal/risk"
 )
 
 // BenchmarkCallOutcomesByHour is the dashboard's call-outcomes query over
-// a day holding b's -calls records (default 100,000) plus as many older
-// ones outside the window.
+// a day holding 100,000 records plus as many older ones outside the
+// window: the first read fills the cache of settled hours, the others
+// read the hours still filling.
 func BenchmarkCallOutcomesByHour(b *testing.B) {
-	db := MustOpen(b)
+	db, tok := callsDB(b)
 	ctx := context.Background()
-	MustAddTool(b, db, FixtureTool{Source: "orders", Name: "list_orders", Method: "GET", Path: "/orders", Class: risk.Read})
-	tok, _, err := db.CreateRuntimeToken(ctx, "bench", "edge")
-	if err != nil {
-		b.Fatal(err)
-	}
 	now := time.Now().UTC()
 	classes := []string{callrecord.ClassOK, callrecord.ClassOK, callrecord.ClassOK, "TIMEOUT", "REJECTED", "OUTCOME_UNKNOWN"}
 	const n = 100_000
@@ -30,7 +25,7 @@ func BenchmarkCallOutcomesByHour(b *testing.B) {
 			r.Class = classes[i%len(classes)]
 			recs = append(recs, r)
 		}
-		if err := db.RecordCalls(ctx, tok.ID, recs); err != nil {
+		if err := db.RecordCalls(ctx, tok, recs); err != nil {
 			b.Fatal(err)
 		}
 	}

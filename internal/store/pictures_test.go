@@ -43,15 +43,11 @@ func TestDashboardBySource(t *testing.T) {
 // Call outcomes are counted by hour, decision and class over the window
 // only, oldest hour first, on both engines.
 func TestCallOutcomesByHour(t *testing.T) {
-	db := MustOpen(t)
+	db, tok := callsDB(t)
 	ctx := context.Background()
-	MustAddTool(t, db, FixtureTool{Source: "orders", Name: "list_orders", Method: "GET", Path: "/orders", Class: risk.Read})
-	tok, _, err := db.CreateRuntimeToken(ctx, "test", "edge")
-	if err != nil {
-		t.Fatal(err)
-	}
 	until := time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC)
 	since := until.Add(-24 * time.Hour)
+	db.Now = func() time.Time { return until }
 	rec := func(at time.Time, decision, class string) callrecord.Record {
 		r := testCallRecord("list_orders", "agent", at)
 		r.Decision, r.Class = decision, class
@@ -65,7 +61,7 @@ func TestCallOutcomesByHour(t *testing.T) {
 		rec(until.Add(-time.Minute), callrecord.DeniedExposure, "TOOL_NOT_EXPOSED"),
 		rec(until, callrecord.Allowed, callrecord.ClassOK), // after it
 	}
-	if err := db.RecordCalls(ctx, tok.ID, recs); err != nil {
+	if err := db.RecordCalls(ctx, tok, recs); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.CallOutcomesByHour(ctx, since, until)
@@ -120,20 +116,15 @@ func TestRuntimeFleetByVersion(t *testing.T) {
 // on every call, so a new call shows at once, while a record arriving for
 // a settled hour waits for the next start (OutcomesSettle).
 func TestCallOutcomesSettledHoursCached(t *testing.T) {
-	db := MustOpen(t)
+	db, tok := callsDB(t)
 	ctx := context.Background()
-	MustAddTool(t, db, FixtureTool{Source: "orders", Name: "list_orders", Method: "GET", Path: "/orders", Class: risk.Read})
-	tok, _, err := db.CreateRuntimeToken(ctx, "test", "edge")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Date(2026, 12, 2, 14, 20, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now }
 	until := now.Truncate(time.Hour).Add(time.Hour)
 	since := until.Add(-24 * time.Hour)
 	record := func(at time.Time) {
 		t.Helper()
-		if err := db.RecordCalls(ctx, tok.ID, []callrecord.Record{testCallRecord("list_orders", "agent", at)}); err != nil {
+		if err := db.RecordCalls(ctx, tok, []callrecord.Record{testCallRecord("list_orders", "agent", at)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -163,4 +154,17 @@ func TestCallOutcomesSettledHoursCached(t *testing.T) {
 	if got := calls(); got[12] != 2 {
 		t.Fatalf("after a restart %v", got)
 	}
+}
+
+// callsDB is a store with the tool list_orders and a runtime token to
+// report its calls with.
+func callsDB(tb testing.TB) (*DB, int64) {
+	tb.Helper()
+	db := MustOpen(tb)
+	MustAddTool(tb, db, FixtureTool{Source: "orders", Name: "list_orders", Method: "GET", Path: "/orders", Class: risk.Read})
+	tok, _, err := db.CreateRuntimeToken(context.Background(), "test", "edge")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db, tok.ID
 }
