@@ -49,6 +49,7 @@ func TestTour(t *testing.T) {
 	password := a.addUser(t, "admin@example.com", "admin", "approver")
 	a.addUser(t, "approver@example.com", "approver") // a second row on the users page
 	seedTour(t, a)
+	seedPictures(t, a)
 
 	for _, size := range []struct {
 		name string
@@ -81,6 +82,10 @@ func TestTour(t *testing.T) {
 				if size.vp == narrow {
 					noWideElements(t, page, p.path)
 					shotScreen(t, page, p.name+"-top")
+				}
+				shotPictures(t, page, p.name)
+				if size.vp == narrow {
+					noWideElements(t, page, p.path+" (numbers open)")
 				}
 				if size.vp == desktop {
 					checkKeyboard(t, page, p.path)

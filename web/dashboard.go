@@ -37,6 +37,9 @@ func (s *Server) dashboard(c echo.Context) error {
 	if m.LocalApprovals, m.LocalApprovalsMore, err = s.localApprovals(c, now); err != nil {
 		return err
 	}
+	if m.Pictures, err = s.dashboardPictures(c, f, now); err != nil {
+		return err
+	}
 	for _, class := range risk.Classes {
 		row := views.DashboardClassVM{Class: class.String(), Tools: f.Tools[class.String()], Exposed: f.Exposed[class.String()]}
 		m.ToolsTotal += row.Tools

@@ -59,6 +59,9 @@ func (s *Server) runtimesList(c echo.Context) error {
 		return err
 	}
 	m.Evictions = evictionRows(tokens)
+	if m.Fleet, err = s.fleetVM(c, m.CurrentVersion, now); err != nil {
+		return err
+	}
 	for _, in := range instances {
 		row := views.RuntimeRow{Name: in.Name, InstanceID: in.InstanceID, TokenName: in.TokenName, LastSeen: consoleTime(in.LastSeen),
 			Version: in.Version, Stale: now.Sub(in.LastSeen) > s.pub.staleAfter, RemoteAddr: in.RemoteAddr, Refused: in.Refused}

@@ -59,6 +59,7 @@ func (db *DB) dashboardCounts(ctx context.Context, tx *sqlx.Tx, f *DashboardFact
 	}
 	f.Sources, f.LowerVerdicts, f.Pending = d.Sources, d.LowerVerdicts, d.Pending
 	f.Tools, f.Exposed = maps.Clone(d.Tools), maps.Clone(d.Exposed)
+	f.BySource = cloneSources(d.BySource)
 	return nil
 }
 
@@ -71,6 +72,9 @@ func readDashboardCounts(ctx context.Context, tx *sqlx.Tx) (*DashboardFacts, err
 		return nil, err
 	}
 	if err := dashboardTools(ctx, tx, f); err != nil {
+		return nil, err
+	}
+	if err := dashboardSources(ctx, tx, f); err != nil {
 		return nil, err
 	}
 	if err := tx.GetContext(ctx, &f.LowerVerdicts, `SELECT count(*) FROM tools WHERE removed_at IS NULL

@@ -21,6 +21,9 @@ type DashboardFacts struct {
 	// the exposed ones among them by class. Classes with no tools are absent.
 	Tools   map[string]int
 	Exposed map[string]int
+	// BySource counts the tools of each source by class and exposure,
+	// by source name.
+	BySource []SourceTools
 	// LowerVerdicts counts live tools whose risk verdict is now below the
 	// class in force with no admin override: new rules saw less risk, and
 	// the class stays until a lower-class request is approved.

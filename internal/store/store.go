@@ -113,6 +113,8 @@ type DB struct {
 	// counts caches scan-sized counts per publish generation
 	// (counts_cache.go).
 	counts countsCache
+	// outcomes caches settled hours of call outcomes (pictures_cache.go).
+	outcomes outcomesCache
 	// reads counts the read transactions begun (ReadTransactions).
 	reads atomic.Uint64
 	// afterPublishBuild, when set (tests), runs between building a bundle
