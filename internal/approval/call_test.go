@@ -51,7 +51,9 @@ func TestMayDecideCall(t *testing.T) {
 // TestCallModeAsked: a runtime asks for the tool's mode or a condition's
 // effect, never less than the tool's mode.
 func TestCallModeAsked(t *testing.T) {
-	cond := func(effect string) []policy.Condition { return []policy.Condition{{Effect: effect, Expr: "true", Message: "m"}} }
+	cond := func(effect string) []policy.Condition {
+		return []policy.Condition{{Effect: effect, Expr: "true", Message: "m"}}
+	}
 	for _, tc := range []struct {
 		name string
 		p    policy.Policy
