@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/approval"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -94,7 +95,9 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 		return err
 	}
 	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: logger, Keys: state.Keys,
-		CallRecordRetention: cfg.CallRecordsRetention})
+		CallRecordRetention: cfg.CallRecordsRetention, BaseURL: cfg.BaseURL, GrantLifetime: cfg.GrantLifetime,
+		CallRequestLifetime: cfg.CallRequestLifetime,
+		CallLimits:          approval.Limits{PerPrincipal: cfg.CallPendingPerPrincipal, PerTool: cfg.CallPendingPerTool}})
 	if err != nil {
 		return err
 	}

@@ -15,19 +15,19 @@ import (
 	"github.com/toolgate/toolgate/internal/callgate"
 )
 
-// ConsumeGrant spends the grant with this nonce for a runtime instance:
+// ConsumeGrant spends the grant of request id with this nonce for a runtime instance:
 // once, fleet-wide (R16). The UPDATE only matches an approved request
 // whose grant is unspent and unexpired, under the write lock every
 // console shares, so of two consoles racing exactly one succeeds. A grant
 // already spent is apperr.Conflict; one expired, or unknown to this
 // console, apperr.Gone.
-func (db *DB) ConsumeGrant(ctx context.Context, nonce, instance string) (*CallRequest, error) {
+func (db *DB) ConsumeGrant(ctx context.Context, id, nonce, instance string) (*CallRequest, error) {
 	var out *CallRequest
 	err := db.inTx(ctx, "consume call grant", func(tx *sqlx.Tx) error {
 		now := formatTime(db.Now())
 		res, err := tx.ExecContext(ctx, `UPDATE call_requests SET state = 'consumed', consumed_at = ?, consumed_by = ?
-			WHERE grant_nonce = ? AND state = 'approved' AND consumed_at IS NULL AND grant_not_after > ?`,
-			now, instance, nonce, now)
+			WHERE id = ? AND grant_nonce = ? AND state = 'approved' AND consumed_at IS NULL AND grant_not_after > ?`,
+			now, instance, id, nonce, now)
 		if err != nil {
 			return err
 		}
@@ -36,7 +36,7 @@ func (db *DB) ConsumeGrant(ctx context.Context, nonce, instance string) (*CallRe
 			return fmt.Errorf("rows affected: %w", err)
 		}
 		var row callRequestRow
-		if err := tx.GetContext(ctx, &row, `SELECT `+callRequestColumns+` FROM call_requests WHERE grant_nonce = ?`, nonce); err != nil {
+		if err := tx.GetContext(ctx, &row, `SELECT `+callRequestColumns+` FROM call_requests WHERE id = ? AND grant_nonce = ?`, id, nonce); err != nil {
 			return goneIfMissing(err)
 		}
 		if out, err = row.request(); err != nil {

@@ -71,7 +71,7 @@ func TestFileCallRequestIsIdempotentOnTheCallsIdentity(t *testing.T) {
 	if approved.ID != first.ID || approved.State != callgate.Approved || approved.Grant == "" {
 		t.Fatalf("after approval: %+v", approved)
 	}
-	if _, err := db.ConsumeGrant(ctx, approved.GrantNonce, "rt-1"); err != nil {
+	if _, err := db.ConsumeGrant(ctx, approved.ID, approved.GrantNonce, "rt-1"); err != nil {
 		t.Fatal(err)
 	}
 	if next, created := mustFile(t, db, callIn("alice", "approve", 1)); !created || next.ID == first.ID {
@@ -166,18 +166,18 @@ func TestConsumeGrantOnceThenConflictOrGone(t *testing.T) {
 		return cr
 	}
 	a := approve(1)
-	if got, err := db.ConsumeGrant(ctx, a.GrantNonce, "rt-1"); err != nil || got.State != callgate.Consumed || got.ConsumedBy != "rt-1" {
+	if got, err := db.ConsumeGrant(ctx, a.ID, a.GrantNonce, "rt-1"); err != nil || got.State != callgate.Consumed || got.ConsumedBy != "rt-1" {
 		t.Fatalf("first consume: %+v %v", got, err)
 	}
-	_, err := db.ConsumeGrant(ctx, a.GrantNonce, "rt-2")
+	_, err := db.ConsumeGrant(ctx, a.ID, a.GrantNonce, "rt-2")
 	wantCode(t, err, apperr.Conflict)
-	_, err = db.ConsumeGrant(ctx, strings.Repeat("ab", 16), "rt-1")
+	_, err = db.ConsumeGrant(ctx, a.ID, strings.Repeat("ab", 16), "rt-1")
 	wantCode(t, err, apperr.Gone)
 
 	b := approve(2)
 	stillPending, _ := mustFile(t, db, callIn("alice", "approve", 3))
 	now = now.Add(16 * time.Minute)
-	_, err = db.ConsumeGrant(ctx, b.GrantNonce, "rt-1")
+	_, err = db.ConsumeGrant(ctx, b.ID, b.GrantNonce, "rt-1")
 	wantCode(t, err, apperr.Gone)
 	now = now.Add(time.Hour)
 	if n, err := db.ExpireCallRequests(ctx); err != nil || n != 2 {
@@ -210,7 +210,7 @@ func TestConsumeGrantRaceAcrossConsoles(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[j] = db.ConsumeGrant(ctx, cr.GrantNonce, "rt")
+				_, errs[j] = db.ConsumeGrant(ctx, cr.ID, cr.GrantNonce, "rt")
 			}()
 		}
 		wg.Wait()
