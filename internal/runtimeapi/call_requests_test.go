@@ -31,6 +31,7 @@ const testBaseURL = "https://console.example.com"
 // (approve), note (confirm) and list_orders (no per-call mode).
 type callApp struct {
 	*testApp
+	tb      testing.TB
 	version int64
 	digests map[string]string
 	auth    map[string]string
@@ -39,12 +40,20 @@ type callApp struct {
 
 type recordingNotifier struct{ events chan notify.Event }
 
-func (r *recordingNotifier) Notify(_ context.Context, e notify.Event) { r.events <- e }
+// Notify keeps the first events; it never blocks (as notify.Notifier
+// must not).
+func (r *recordingNotifier) Notify(_ context.Context, e notify.Event) {
+	select {
+	case r.events <- e:
+	default:
+	}
+}
 
-func newCallApp(t *testing.T, db *store.DB, limits approval.Limits) *callApp {
+func newCallApp(t testing.TB, db *store.DB, limits approval.Limits) *callApp {
 	t.Helper()
 	ctx := context.Background()
-	a := &testApp{t: t, db: db, log: &bytes.Buffer{}}
+	a := &testApp{db: db, log: &bytes.Buffer{}}
+	a.t, _ = t.(*testing.T)
 	a.keys = &keyring.Files{Dir: bundle.KeyDir{Path: filepath.Join(t.TempDir(), "keys")}, DB: db}
 	if _, _, err := a.keys.EnsureActive(ctx, "system"); err != nil {
 		t.Fatal(err)
@@ -63,16 +72,16 @@ func newCallApp(t *testing.T, db *store.DB, limits approval.Limits) *callApp {
 		storetest.MustAddTool(t, db, storetest.FixtureTool{Source: "orders", Origin: "https://api.example.com", Name: name,
 			Method: "POST", Path: "/" + name, Class: risk.Write, Exposed: true, Policy: &p})
 	}
-	rec := a.publish("per-call tools")
+	rec := storetest.Publish(t, db, a.keys, "per-call tools")
 	b, err := rec.Bundle()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &callApp{testApp: a, version: rec.Version, digests: map[string]string{}, events: events}
+	c := &callApp{testApp: a, tb: t, version: rec.Version, digests: map[string]string{}, events: events}
 	for _, tool := range b.Tools {
 		c.digests[tool.Name] = tool.Digest
 	}
-	c.auth = bearer(a.token("edge"))
+	c.auth = bearer(storetest.RuntimeToken(t, db, "edge"))
 	return c
 }
 
@@ -81,7 +90,7 @@ func (c *callApp) call(tool, mode, subject string, n int) callgate.Request {
 	args := map[string]any{"n": n, "password": callgate.Masked}
 	digest, err := callrecord.ArgumentsDigest(map[string]any{"n": n, "password": "hunter2"})
 	if err != nil {
-		c.t.Fatal(err)
+		c.tb.Fatal(err)
 	}
 	return callgate.Request{Schema: callgate.RequestSchema, Tool: tool, DefinitionDigest: c.digests[tool],
 		ArgumentsDigest: digest, Arguments: args, Mode: mode, BundleVersion: c.version, Instance: "rt-1",
@@ -89,7 +98,7 @@ func (c *callApp) call(tool, mode, subject string, n int) callgate.Request {
 }
 
 func (c *callApp) send(method, path string, body any) *httptest.ResponseRecorder {
-	c.t.Helper()
+	c.tb.Helper()
 	var raw []byte
 	switch b := body.(type) {
 	case nil:
@@ -98,7 +107,7 @@ func (c *callApp) send(method, path string, body any) *httptest.ResponseRecorder
 	default:
 		var err error
 		if raw, err = json.Marshal(b); err != nil {
-			c.t.Fatal(err)
+			c.tb.Fatal(err)
 		}
 	}
 	req := httptest.NewRequest(method, path, bytes.NewReader(raw))
@@ -111,16 +120,18 @@ func (c *callApp) send(method, path string, body any) *httptest.ResponseRecorder
 }
 
 func (c *callApp) status(rec *httptest.ResponseRecorder, want int) callgate.Status {
-	c.t.Helper()
-	wantStatus(c.t, rec, want)
+	c.tb.Helper()
+	if rec.Code != want {
+		c.tb.Fatalf("status %d, want %d: %s", rec.Code, want, rec.Body.String())
+	}
 	var st callgate.Status
 	if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil {
-		c.t.Fatalf("status body %q: %v", rec.Body.String(), err)
+		c.tb.Fatalf("status body %q: %v", rec.Body.String(), err)
 	}
 	return st
 }
 
-func mustApprover(t *testing.T, db *store.DB, email string) *store.User {
+func mustApprover(t testing.TB, db *store.DB, email string) *store.User {
 	t.Helper()
 	u, err := db.CreateUser(context.Background(), "test", store.NewUser{Email: email, PasswordHash: "h", Roles: []auth.Role{auth.RoleApprover}})
 	if err != nil {
@@ -132,7 +143,7 @@ func mustApprover(t *testing.T, db *store.DB, email string) *store.User {
 func (c *callApp) grantKey() store.GrantKey {
 	k, err := c.keys.Active(context.Background())
 	if err != nil {
-		c.t.Fatal(err)
+		c.tb.Fatal(err)
 	}
 	return store.GrantKey{Key: k, Lifetime: 15 * time.Minute}
 }
