@@ -68,12 +68,8 @@ func (s *Server) visibleCall(c echo.Context) (*store.CallRequest, views.CallRequ
 		return nil, views.CallRequestVM{}, err
 	}
 	vm := callVM(cr, newCallTools(s.deps.Store).tool(ctx, cr.BundleVersion, cr.Tool), me, s.deps.Store.Now())
-	d := approval.CallDecider{Account: approval.Account{ID: me.ID, Email: me.Email}}
-	if me.Managed() {
-		d.Subject = me.Subject
-	}
 	readsConsole := me.Has(auth.RoleViewer) || me.Has(auth.RoleApprover) || me.Has(auth.RoleAdmin)
-	isPrincipal := approval.IsPrincipal(d, approval.CallPrincipal{Kind: cr.Principal.Kind, Subject: cr.Principal.Subject})
+	isPrincipal := approval.IsPrincipal(me.CallDecider(), cr.CallPrincipal())
 	if (cr.Mode == policy.PerCallConfirm && !isPrincipal) || (cr.Mode == policy.PerCallApprove && !readsConsole) {
 		return nil, vm, apperr.NotFoundf("The call request was not found.")
 	}

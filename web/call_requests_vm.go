@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/approval"
-	"github.com/toolgate/toolgate/internal/auth"
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/callgate"
 	"github.com/toolgate/toolgate/internal/policy"
@@ -55,12 +54,7 @@ func callVM(cr *store.CallRequest, t *bundle.Tool, me *store.User, now time.Time
 		vm.Reasons, schema = reasonVMs(t.Reasons), t.InputSchema
 	}
 	vm.Arguments = callArguments(cr.Arguments, schema)
-	d := approval.CallDecider{Account: approval.Account{ID: me.ID, Email: me.Email}, Approver: me.Has(auth.RoleApprover),
-		Disabled: me.Disabled}
-	if me.Managed() {
-		d.Subject = me.Subject
-	}
-	p := approval.CallPrincipal{Kind: cr.Principal.Kind, Subject: cr.Principal.Subject}
+	d, p := me.CallDecider(), cr.CallPrincipal()
 	pending := vm.State == callgate.Pending
 	vm.CanDecide = pending && approval.MayDecideCall(d, cr.Mode, p) == nil
 	vm.OwnCall = pending && cr.Mode == policy.PerCallApprove && d.Approver && approval.IsPrincipal(d, p)

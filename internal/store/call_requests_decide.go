@@ -102,13 +102,8 @@ func (db *DB) callDecidable(ctx context.Context, tx *sqlx.Tx, userID int64, id s
 	if err != nil {
 		return nil, nil, err
 	}
-	d := approval.CallDecider{Account: approval.Account{ID: user.ID, Email: user.Email},
-		Approver: user.Has(auth.RoleApprover), Disabled: user.Disabled}
-	if user.Managed() {
-		d.Subject = user.Subject
-	}
-	p := approval.CallPrincipal{Kind: cr.Principal.Kind, Subject: cr.Principal.Subject}
-	if r := approval.MayDecideCall(d, cr.Mode, p); r != nil {
+	p := cr.CallPrincipal()
+	if r := approval.MayDecideCall(user.CallDecider(), cr.Mode, p); r != nil {
 		if r.Code == approval.NotThePrincipal {
 			// Someone else's confirmation is not theirs to see either.
 			return nil, nil, apperr.NotFoundf("The call request was not found.")
@@ -153,6 +148,21 @@ func (db *DB) independentOfPrincipal(ctx context.Context, tx *sqlx.Tx, approver 
 		}
 	}
 	return nil
+}
+
+// CallDecider is u as approval's call rules see them.
+func (u *User) CallDecider() approval.CallDecider {
+	d := approval.CallDecider{Account: approval.Account{ID: u.ID, Email: u.Email}, Approver: u.Has(auth.RoleApprover),
+		Disabled: u.Disabled}
+	if u.Managed() {
+		d.Subject = u.Subject
+	}
+	return d
+}
+
+// CallPrincipal is the request's principal as approval's call rules see it.
+func (r *CallRequest) CallPrincipal() approval.CallPrincipal {
+	return approval.CallPrincipal{Kind: r.Principal.Kind, Subject: r.Principal.Subject}
 }
 
 // grantCall approves cr: a random nonce, a grant valid for k.Lifetime
