@@ -242,6 +242,13 @@ bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal
 	@# at 1 and 16 sessions). TOOLGATE_BENCH_RUNTIME_BINS=a,b measures those.
 	$(GO) test -run '^$$' -bench '^BenchmarkRuntimeProcess$$' -benchtime 2000x -timeout 30m ./internal/bench/runtimeproc
 
+# Per-call decisions (R16): call requests per second a console takes, and a
+# grant's consume round trip against a plain bundle 304, SQLite and
+# PostgreSQL (pgtest's local server). Loopback only, bounded.
+.PHONY: bench-calls
+bench-calls: ## call requests/s (SQLite, PostgreSQL) and grant consume latency vs a bundle 304 (ratio)
+	$(GO) test -run '^$$' -bench '^BenchmarkCallRequests$$' -benchtime 300x -count 2 -timeout 10m ./internal/runtimeapi
+
 # Publish-to-runtime latency via the OCI registry vs via the console, in one
 # run (both runtimes see every publish): OCI_POLL is both runtimes' poll
 # interval, OCI_ITERATIONS the publishes measured. Loopback only, bounded.

@@ -51,6 +51,9 @@ func (s *Server) approvalsView(c echo.Context) (views.ApprovalsView, error) {
 			return m, err
 		}
 	}
+	if m.Calls, err = s.callsSection(c); err != nil {
+		return m, err
+	}
 	decided, err := s.deps.Store.ChangeRequests(ctx, store.ChangeRequestFilter{Decided: true, Limit: 100})
 	if err != nil {
 		return m, err

@@ -42,6 +42,12 @@ func (s *Server) routes() {
 	e.POST("/account/password", s.accountPassword, signedIn...)
 	e.GET(setPasswordPath, s.setPasswordForm, signedIn...)
 	e.POST(setPasswordPath, s.setPassword, signedIn...)
+	// A call request's page: its principal confirms a confirm-mode call
+	// whatever their roles; approvers decide approve-mode calls (the
+	// handler and the store check who, R16).
+	e.GET("/approvals/calls/:id", s.callPage, signedIn...)
+	e.POST("/approvals/calls/:id/approve", s.callApprove, signedIn...)
+	e.POST("/approvals/calls/:id/deny", s.callDeny, signedIn...)
 
 	// Viewer and up: every role may read.
 	viewer := []echo.MiddlewareFunc{requireRole(auth.RoleViewer, auth.RoleApprover, auth.RoleAdmin)}
@@ -53,6 +59,7 @@ func (s *Server) routes() {
 	e.GET("/tools/:name", s.toolsShow, viewer...)
 	e.GET("/tools/:name/policy", s.toolPolicyPage, viewer...)
 	e.GET("/approvals", s.approvalsList, viewer...)
+	e.GET("/approvals/calls", s.approvalsCalls, viewer...)
 	e.GET("/defaults", s.defaultsEdit, viewer...)
 	e.GET("/audit", s.auditList, viewer...)
 	e.GET("/audit/export", s.auditExport, viewer...)

@@ -20,6 +20,8 @@ const (
 	Conflict     = "conflict"     // the change clashes with the current state
 	Unavailable  = "unavailable"  // busy for now; the same request may succeed shortly
 	TooLarge     = "too_large"    // the request body is over the route's limit
+	TooMany      = "too_many"     // a bound on how many may wait at once is reached; retry later
+	Gone         = "gone"         // it existed but can no longer be used (expired, spent elsewhere)
 	Internal     = "internal"     // anything else; details only in the log
 )
 

@@ -17,6 +17,8 @@ var statusOf = map[string]int{
 	Conflict:     http.StatusConflict,
 	Unavailable:  http.StatusServiceUnavailable,
 	TooLarge:     http.StatusRequestEntityTooLarge,
+	TooMany:      http.StatusTooManyRequests,
+	Gone:         http.StatusGone,
 	Internal:     http.StatusInternalServerError,
 }
 

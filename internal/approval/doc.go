@@ -10,6 +10,18 @@
 // A change request is decided by an enabled account holding the approver
 // role that is not the requester (MayDecide).
 //
+// # Per-call decisions (R16)
+//
+// A call request in approve mode is decided by an enabled approver who is
+// not its principal (MayDecideCall; IsPrincipal matches the principal's
+// subject against an account's provider subject or email), and who is
+// independent of the principal's console account when there is one
+// (Independence, as for change requests). A confirm-mode request is
+// decided by its principal alone. CallModeAsked says which modes a tool's
+// policy lets a runtime ask for, CallTransition which state changes a
+// request makes (pending → approved, denied or expired; approved →
+// consumed or expired), and Limits bounds the requests waiting at once.
+//
 // # Control
 //
 // An account controls another when, within the independence window, it

@@ -268,6 +268,39 @@
 // interval plus its poll interval, or it turns stale between two
 // timestamps.
 //
+// # Call grants
+//
+// A call grant (R16) is the console's signed permission for one exact
+// call that a person approved (or its principal confirmed): a compact JWS
+// under a bundle signing key, its protected header
+// {"alg":"EdDSA","kid":…,"typ":"toolgate-grant+jws"} (GrantJWSType, so
+// neither a bundle nor a timestamp verifies as a grant, nor the reverse),
+// its payload the canonical JSON (as above) of exactly these members:
+//
+//	arguments_digest   "sha256:" + hex SHA-256 of the call's canonical arguments (unmasked)
+//	bundle_version     the bundle version the call was asked under (1 or more)
+//	call_request       the console's id of the call request
+//	decided_by         the approver's email, or kind:subject of the principal who confirmed
+//	definition_digest  the tool's R13 definition digest
+//	issued_at          RFC 3339 UTC, whole seconds
+//	mode               "confirm" or "approve"
+//	nonce              32 to 128 lower-case hex digits, random
+//	not_after          RFC 3339 UTC, whole seconds, after issued_at
+//	principal          {"client_id":…,"kind":…,"subject":…}
+//	schema             "toolgate.call-grant/v1" (GrantSchema)
+//	tool               the tool's name
+//
+// A runtime verifies it as a timestamp (VerifyGrant: key, signature,
+// canonical payload with no other member, now before not_after, issued_at
+// no further ahead than ClockSkew), checks it is for exactly the call it
+// is about to make (Grant.Binds: principal, tool, definition digest,
+// arguments digest, bundle version), and spends the nonce once at the
+// console (POST /api/v1/call-grants/consume: 204 once across every
+// console on the database, 409 after, 410 when expired) before anything
+// is sent upstream; a runtime that cannot reach the console fails closed.
+// The console signs a grant valid for its --grant-lifetime
+// (DefaultGrantLifetime, 15 minutes).
+//
 // # Versioning
 //
 // The schema member carries the format's major, "toolgate.bundle/v<major>".

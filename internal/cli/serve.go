@@ -14,6 +14,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/approval"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/listen"
 	"github.com/toolgate/toolgate/internal/risk"
@@ -98,7 +99,9 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	}
 	hooks := webhook.NewDispatcher(webhook.Config{Store: db, Logger: logger, Open: state.WebhookKEK.Open})
 	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: logger, Keys: state.Keys,
-		CallRecordRetention: cfg.CallRecordsRetention, LongPollMax: longPollMax(cfg.LongPollMax)})
+		CallRecordRetention: cfg.CallRecordsRetention, LongPollMax: longPollMax(cfg.LongPollMax), BaseURL: cfg.BaseURL,
+		GrantLifetime: cfg.GrantLifetime, CallRequestLifetime: cfg.CallRequestLifetime, Notifier: hooks,
+		CallLimits: approval.Limits{PerPrincipal: cfg.CallPendingPerPrincipal, PerTool: cfg.CallPendingPerTool}})
 	if err != nil {
 		return err
 	}

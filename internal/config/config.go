@@ -47,6 +47,13 @@ type Config struct {
 	// WebhooksAllowHTTP lets webhooks use plain http beyond loopback
 	// (README "Webhooks").
 	WebhooksAllowHTTP bool `name:"webhooks-allow-http" env:"TOOLGATE_WEBHOOKS_ALLOW_HTTP" help:"Allow webhook URLs with plain http to hosts other than loopback (deliveries carry links to requests; https is the default rule)."`
+	// Per-call decisions (R16, README "Per-call decisions"): how long a
+	// grant is valid, how long a call request waits for a decision, and
+	// how many may wait at once per principal and per tool.
+	GrantLifetime           time.Duration `name:"grant-lifetime" env:"TOOLGATE_GRANT_LIFETIME" default:"15m" help:"A call grant (an approved call) is valid for this long, from 1m to 24h."`
+	CallRequestLifetime     time.Duration `name:"call-request-lifetime" env:"TOOLGATE_CALL_REQUEST_LIFETIME" default:"1h" help:"A call request waits this long for a decision, then expires (a denied one is answered until then)."`
+	CallPendingPerPrincipal int           `name:"call-pending-per-principal" env:"TOOLGATE_CALL_PENDING_PER_PRINCIPAL" default:"20" help:"At most this many call requests of one principal wait for a decision at once; more are refused."`
+	CallPendingPerTool      int           `name:"call-pending-per-tool" env:"TOOLGATE_CALL_PENDING_PER_TOOL" default:"100" help:"At most this many call requests for one tool wait for a decision at once; more are refused."`
 	// ApproverIndependence is R10's window: the acts that make one account
 	// control another count for this long (approval.Independence; 0 means
 	// 168h, 7 days).
@@ -149,6 +156,15 @@ func (c Config) Validate() error {
 	}
 	if c.CallRecordsRetention < 0 {
 		errs = append(errs, fmt.Errorf("--call-records-retention / TOOLGATE_CALL_RECORDS_RETENTION %s: want a positive duration, e.g. 720h", c.CallRecordsRetention))
+	}
+	if c.GrantLifetime != 0 && (c.GrantLifetime < time.Minute || c.GrantLifetime > 24*time.Hour) {
+		errs = append(errs, fmt.Errorf("--grant-lifetime / TOOLGATE_GRANT_LIFETIME %s: want 1m to 24h, e.g. 15m", c.GrantLifetime))
+	}
+	if c.CallRequestLifetime != 0 && c.CallRequestLifetime < time.Minute {
+		errs = append(errs, fmt.Errorf("--call-request-lifetime / TOOLGATE_CALL_REQUEST_LIFETIME %s: want at least 1m, e.g. 1h", c.CallRequestLifetime))
+	}
+	if c.CallPendingPerPrincipal < 0 || c.CallPendingPerTool < 0 {
+		errs = append(errs, fmt.Errorf("--call-pending-per-principal and --call-pending-per-tool: want 1 or more"))
 	}
 	if c.RuntimeStaleAfter < 0 {
 		errs = append(errs, fmt.Errorf("--runtime-stale-after / TOOLGATE_RUNTIME_STALE_AFTER %s: want a positive duration, e.g. 10m", c.RuntimeStaleAfter))

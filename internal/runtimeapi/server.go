@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/toolgate/toolgate/internal/callgate"
 	"github.com/toolgate/toolgate/internal/httperr"
 )
 
@@ -26,6 +27,9 @@ func (s *Service) newAPI() *echo.Echo {
 	e.GET("/api/v1/metrics", s.apiMetricsPage)
 	e.POST("/api/v1/call-records", s.apiCallRecords)
 	e.POST("/api/v1/call-summaries", s.apiCallSummaries)
+	e.POST(callgate.PathRequests, s.apiFileCall)
+	e.GET(callgate.PathRequests+"/:id", s.apiCallStatus)
+	e.POST(callgate.PathConsume, s.apiConsumeGrant)
 	return e
 }
 

@@ -19,8 +19,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/toolgate/toolgate/internal/approval"
 	"github.com/toolgate/toolgate/internal/bundle"
 	"github.com/toolgate/toolgate/internal/keyring"
+	"github.com/toolgate/toolgate/internal/notify"
 	"github.com/toolgate/toolgate/internal/store"
 )
 
@@ -46,6 +48,18 @@ type Config struct {
 	// (longpoll.go); 0 means DefaultLongPollMax, negative turns long
 	// polling off (every request is answered at once).
 	LongPollMax time.Duration
+	// Per-call decisions (call_requests.go). BaseURL is the console's,
+	// for a request's page in callgate.Status.URL. GrantLifetime is how
+	// long a grant is valid (0: bundle.DefaultGrantLifetime);
+	// CallRequestLifetime how long a request waits for a decision (0: an
+	// hour); CallLimits bound the pending requests (zero:
+	// approval.DefaultLimits). Notifier is told of each new request
+	// waiting for an approver (nil: notify.Nop).
+	BaseURL             string
+	GrantLifetime       time.Duration
+	CallRequestLifetime time.Duration
+	CallLimits          approval.Limits
+	Notifier            notify.Notifier
 }
 
 // defaultPoll is Config.PollInterval when zero.
@@ -66,6 +80,10 @@ type Service struct {
 	poll    *longPoll
 	// retention is how long call records are kept (call_records.go).
 	retention time.Duration
+	// calls are the per-call settings; bundleTools the tools of the
+	// bundle versions call requests named (call_requests*.go).
+	calls       callSettings
+	bundleTools toolsCache
 	// stop ends the background loop (poll and fleet flushes); done is
 	// closed when it has.
 	stop context.CancelFunc
@@ -89,6 +107,7 @@ func New(ctx context.Context, cfg Config) (*Service, error) {
 		s.fleet.perToken = cfg.InstancesPerToken
 	}
 	s.retention = cfg.CallRecordRetention
+	s.calls = newCallSettings(cfg)
 	if s.retention <= 0 {
 		s.retention = defaultCallRecordRetention
 	}
@@ -124,14 +143,16 @@ func (s *Service) InstancesPerToken() int { return s.fleet.perToken }
 func (s *Service) Flush(ctx context.Context) { s.fleet.flush(ctx) }
 
 // background polls the database for other processes' changes, flushes
-// fleet records and prunes call records (hourly; New pruned once) until
-// ctx ends.
+// fleet records, prunes call records (hourly; New pruned once) and closes
+// expired call requests until ctx ends.
 func (s *Service) background(ctx context.Context, poll time.Duration) {
 	defer close(s.done)
 	pollT, flushT, pruneT := time.NewTicker(poll), time.NewTicker(fleetFlushEvery), time.NewTicker(pruneEvery)
+	expireT := time.NewTicker(expireEvery)
 	defer pollT.Stop()
 	defer flushT.Stop()
 	defer pruneT.Stop()
+	defer expireT.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -144,6 +165,8 @@ func (s *Service) background(ctx context.Context, poll time.Duration) {
 			s.fleet.flush(ctx)
 		case <-pruneT.C:
 			s.pruneCallRecords(ctx)
+		case <-expireT.C:
+			s.expireCallRequests(ctx)
 		}
 	}
 }

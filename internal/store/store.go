@@ -117,6 +117,8 @@ type DB struct {
 	outcomes outcomesCache
 	// reads counts the read transactions begun (ReadTransactions).
 	reads atomic.Uint64
+	// calls wakes the waiters on call decisions (call_grants.go).
+	calls callSignal
 	// afterPublishBuild, when set (tests), runs between building a bundle
 	// and storing it.
 	afterPublishBuild func()
