@@ -29,13 +29,6 @@ var waitersFlag = flag.Int("waiters", 10000, "long-poll waiters BenchmarkLongPol
 // process, and the console's memory is measured without the clients'.
 const childEnv = "TOOLGATE_LONG_POLL_CHILD"
 
-func TestMain(m *testing.M) {
-	if spec := os.Getenv(childEnv); spec != "" {
-		os.Exit(longPollChild(spec))
-	}
-	os.Exit(m.Run())
-}
-
 // BenchmarkLongPollWaiters holds -waiters (10,000) long polls on one
 // console, on each listener, and reports what a waiter costs the console:
 // Go heap and stacks (and the RSS) after against before, divided by the

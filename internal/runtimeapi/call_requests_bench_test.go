@@ -43,8 +43,8 @@ func BenchmarkCallRequests(b *testing.B) {
 	}
 }
 
-// benchApp is the runtime API over engine behind a loopback listener.
-func benchApp(b *testing.B, engine store.Engine) (*callApp, *httptest.Server) {
+// callBenchApp is the runtime API over engine behind a loopback listener.
+func callBenchApp(b *testing.B, engine store.Engine) (*callApp, *httptest.Server) {
 	c := newCallApp(b, storetest.MustOpenEngine(b, engine), approval.Limits{PerPrincipal: 1 << 30, PerTool: 1 << 30})
 	srv := httptest.NewServer(c.srv)
 	b.Cleanup(srv.Close)
@@ -52,7 +52,7 @@ func benchApp(b *testing.B, engine store.Engine) (*callApp, *httptest.Server) {
 }
 
 func benchFile(b *testing.B, engine store.Engine) {
-	c, srv := benchApp(b, engine)
+	c, srv := callBenchApp(b, engine)
 	var n atomic.Int64
 	b.SetParallelism(4) // 8 goroutines on 2 cores
 	b.ResetTimer()
@@ -71,7 +71,7 @@ func benchFile(b *testing.B, engine store.Engine) {
 }
 
 func benchConsume(b *testing.B, engine store.Engine) {
-	c, srv := benchApp(b, engine)
+	c, srv := callBenchApp(b, engine)
 	bob := mustApprover(b, c.db, "bob@example.com")
 	key := c.grantKey()
 	grants := make([]string, b.N)
