@@ -11,6 +11,7 @@ import (
 	"github.com/playwright-community/playwright-go"
 
 	"github.com/toolgate/toolgate/internal/callrecord"
+	"github.com/toolgate/toolgate/internal/callsummary"
 	"github.com/toolgate/toolgate/internal/cli"
 	"github.com/toolgate/toolgate/internal/config"
 	"github.com/toolgate/toolgate/internal/store"
@@ -56,6 +57,22 @@ func seedPictures(t *testing.T, a *app) {
 		must(t, db.RecordCalls(ctx, tokens[0].ID, recs[:n]))
 		recs = recs[n:]
 	}
+	// The tool page's pictures read call summaries: a day of deleteOrder
+	// calls, mostly OK with some upstream failures, slower in some hours.
+	var sums []callsummary.Summary
+	for h := range 24 {
+		minute := callsummary.Minute(now.Add(-time.Duration(h) * time.Hour))
+		ok := callsummary.Counts{Decision: callrecord.Allowed, Class: callrecord.ClassOK, Calls: int64(h%5 + 1)}
+		ok.Attempts, ok.Latency[3+h%4] = ok.Calls, ok.Calls
+		sums = append(sums, callsummary.Summary{Minute: minute, Tool: "deleteOrder", Counts: ok})
+		if h%6 == 0 {
+			failed := callsummary.Counts{Decision: callrecord.Allowed, Class: "SERVER_ERROR", Status: 503, Calls: 1, Attempts: 1}
+			failed.Latency[7] = 1
+			sums = append(sums, callsummary.Summary{Minute: minute, Tool: "deleteOrder", Counts: failed})
+		}
+	}
+	_, err = db.StoreCallSummaries(ctx, tokens[0].ID, "pic-0", sums, now.Add(-48*time.Hour))
+	must(t, err)
 }
 
 // shotPictures saves each picture on the page on its own, its table of

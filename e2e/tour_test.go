@@ -37,6 +37,7 @@ var tourPages = []struct{ path, name, h1 string }{
 	{"/defaults", "defaults", "Project defaults"},
 	{"/audit", "audit", "Audit log"},
 	{"/users", "users", "Users"},
+	{"/webhooks", "webhooks", "Webhooks"},
 	{"/account", "account", "Your account"},
 }
 

@@ -162,3 +162,26 @@ func TestFleetAndBundlesPictures(t *testing.T) {
 		in("[data-testid=bundles-picture-numbers]", row("v3, 2026-12-02 10:00 UTC", "12", "1", "13")),
 		count("[data-testid=bundles-picture] svg.plot rect.seg-tools", 3), count("[data-testid=bundles-picture] svg.plot rect.seg-withheld", 1))
 }
+
+// The tool page draws the last day by hour below its evidence table: the
+// calls by outcome group, and p50/p95 against the timeout with gaps where
+// no call reached the upstream; a tool without calls has neither.
+func TestToolPictures(t *testing.T) {
+	hours := []ToolHourVM{
+		{OutcomeHourVM: OutcomeHourVM{Label: "13:00", Detail: "2026-12-02 13:00 UTC", OK: 3, Failed: 1}, P50MS: 50, P95MS: 250},
+		{OutcomeHourVM: OutcomeHourVM{Label: "14:00", Detail: "2026-12-02 14:00 UTC", Denied: 2}, P50MS: math.NaN(), P95MS: math.NaN()},
+	}
+	m := OutcomesVM{Anchor: "outcomes-get_order", Timeout: "2 s",
+		Windows:  []OutcomeWindowVM{{Key: "24h", Label: "Last 24 hours", Calls: 6}},
+		Pictures: &ToolPicturesVM{Hours: hours, Since: "2026-12-01 15:00 UTC", TimeoutMS: 2000}}
+	htmlcheck.Run(t, render(t, ToolOutcomes(m)),
+		wantPicture("outcomes-get_order-mix-picture", "Outcomes by hour, last 24 hours",
+			"6 calls since 2026-12-01 15:00 UTC: 3 ok, 1 upstream failed, 2 denied by the runtime."),
+		in("[data-testid=outcomes-get_order-mix-picture-numbers]", row("2026-12-02 13:00 UTC", "3", "0", "1", "0", "0", "4"),
+			row("2026-12-02 14:00 UTC", "0", "0", "0", "0", "2", "2")),
+		wantPicture("outcomes-get_order-latency-picture", "Latency by hour, last 24 hours", "the highest hourly p95 is 250 ms"),
+		in("[data-testid=outcomes-get_order-latency-picture] svg text.t-ref", textIs("timeout")),
+		in("[data-testid=outcomes-get_order-latency-picture-numbers]", row("13:00", "50 ms", "250 ms"), row("14:00", "–", "–")))
+	m.Windows[0].Calls = 0
+	htmlcheck.Run(t, render(t, ToolOutcomes(m)), in("[data-testid=no-outcomes]"), none("[data-testid=tool-pictures]"))
+}

@@ -103,7 +103,14 @@ func TestCallOutcomesFromARuntime(t *testing.T) {
 	wantPage(t, page, cell("calls", "24h", "2"), cell("calls", "7d", "2"), cell("retried", "24h", "1 · 1"),
 		cell("retry-after", "24h", "1"), cell("unknown", "24h", "0"), cell("circuit-opens", "24h", "0"),
 		in(`tr[data-testid="outcome-mix"] td[data-window="24h"] li[data-class="OK"]`, hasText("OK 2 (100 %)")),
-		none(tid("outcome-covered")), in(`tr[data-testid="outcome-latency"] th`, hasText("timeout 2 s")))
+		none(tid("outcome-covered")), in(`tr[data-testid="outcome-latency"] th`, hasText("timeout 2 s")),
+		// The pictures of the last day by hour: both calls OK in this hour,
+		// and their latency against the 2 s timeout.
+		count(`[data-testid="outcomes-get_order-mix-picture-numbers"] tbody tr`, 1),
+		in(`[data-testid="outcomes-get_order-mix-picture-numbers"] tbody tr td:nth-of-type(1)`, textIs("2")),
+		in(`[data-testid="outcomes-get_order-mix-picture"] svg.plot[role=img]`),
+		in(`[data-testid="outcomes-get_order-latency-picture"] svg line.r-ref`),
+		in(`[data-testid="outcomes-get_order-latency-picture"] desc`, hasText("against the 2000 ms attempt timeout")))
 	page = a.do(request{method: "GET", path: "/tools/create_order", cookie: viewer})
 	wantPage(t, page, cell("calls", "24h", "1"), cell("unknown", "24h", "1"), cell("covered", "24h", "0"),
 		in(`tr[data-testid="outcome-unknown"] th`, hasText("risked a duplicate")),

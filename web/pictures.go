@@ -69,21 +69,26 @@ func outcomeHoursVM(since time.Time, counts []store.CallOutcomeCount) []views.Ou
 		if i < 0 || i >= outcomeHours {
 			continue
 		}
-		b := &out[i]
-		switch callrecord.OutcomeOf(n.Decision, n.Class) {
-		case callrecord.OutcomeOK:
-			b.OK += n.Calls
-		case callrecord.OutcomeRejected:
-			b.Rejected += n.Calls
-		case callrecord.OutcomeUnknown:
-			b.Unknown += n.Calls
-		case callrecord.OutcomeDenied:
-			b.Denied += n.Calls
-		default:
-			b.Failed += n.Calls
-		}
+		addOutcome(&out[i], n.Decision, n.Class, n.Calls)
 	}
 	return out
+}
+
+// addOutcome counts n calls of decision and class into their outcome
+// group (callrecord.OutcomeOf).
+func addOutcome(b *views.OutcomeHourVM, decision, class string, n int) {
+	switch callrecord.OutcomeOf(decision, class) {
+	case callrecord.OutcomeOK:
+		b.OK += n
+	case callrecord.OutcomeRejected:
+		b.Rejected += n
+	case callrecord.OutcomeUnknown:
+		b.Unknown += n
+	case callrecord.OutcomeDenied:
+		b.Denied += n
+	default:
+		b.Failed += n
+	}
 }
 
 // fleetVM is the whole fleet by version for the Runtimes page's picture.

@@ -55,7 +55,11 @@ func (s *Server) renderToolWith(c echo.Context, status int, raise views.RaiseRis
 		m.Panel = &panel
 	}
 	if t.RemovedAt == nil {
-		if m.Outcomes, err = s.toolOutcomes(c.Request().Context(), t.Name, evidence.Tool{Method: t.Method, Policy: t.Policy}); err != nil {
+		et := evidence.Tool{Method: t.Method, Policy: t.Policy}
+		if m.Outcomes, err = s.toolOutcomes(c.Request().Context(), t.Name, et); err != nil {
+			return err
+		}
+		if m.Outcomes.Pictures, err = s.toolPictures(c.Request().Context(), t.Name, et); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -29,26 +30,54 @@ func (w SummaryWindow) where() (string, []any) {
 // CallOutcomes sums a tool's call summaries over a window, over every
 // runtime, one Counts per decision, class and status.
 func (db *DB) CallOutcomes(ctx context.Context, tool string, w SummaryWindow) ([]callsummary.Counts, error) {
+	byHour, err := db.callOutcomes(ctx, tool, w, `''`)
+	return byHour[""], err
+}
+
+// ToolOutcomesByHour is CallOutcomes for each hour of the window, keyed by
+// the hour's start (UTC); an hour without calls has no key.
+func (db *DB) ToolOutcomesByHour(ctx context.Context, tool string, w SummaryWindow) (map[time.Time][]callsummary.Counts, error) {
+	// Buckets are fixed-width UTC text: the first 13 characters are the
+	// hour ("2026-12-02T14"), for minute and hour rows alike.
+	byHour, err := db.callOutcomes(ctx, tool, w, `SUBSTR(bucket, 1, 13)`)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[time.Time][]callsummary.Counts, len(byHour))
+	for h, counts := range byHour {
+		at, err := time.Parse("2006-01-02T15", h)
+		if err != nil {
+			return nil, fmt.Errorf("read call outcomes: bucket %q: %w", h, err)
+		}
+		out[at] = counts
+	}
+	return out, nil
+}
+
+// callOutcomes sums a tool's summaries over w grouped by the SQL
+// expression key (and decision, class, status).
+func (db *DB) callOutcomes(ctx context.Context, tool string, w SummaryWindow, key string) (map[string][]callsummary.Counts, error) {
 	cond, args := w.where()
-	var out []callsummary.Counts
+	out := map[string][]callsummary.Counts{}
 	err := db.readTx(ctx, "read call outcomes", func(tx *sqlx.Tx) error {
-		rows, err := tx.QueryxContext(ctx, `SELECT decision, class, status, `+summedCounters+`
+		rows, err := tx.QueryxContext(ctx, `SELECT `+key+` AS k, decision, class, status, `+summedCounters+`
 			FROM call_summaries WHERE tool = ? AND `+cond+`
-			GROUP BY decision, class, status ORDER BY decision, class, status`, append([]any{tool}, args...)...)
+			GROUP BY k, decision, class, status ORDER BY k, decision, class, status`, append([]any{tool}, args...)...)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
+			var k string
 			var c callsummary.Counts
-			dest := []any{&c.Decision, &c.Class, &c.Status, &c.Calls, &c.Attempts, &c.Retried, &c.RetryAfter, &c.CircuitOpens}
+			dest := []any{&k, &c.Decision, &c.Class, &c.Status, &c.Calls, &c.Attempts, &c.Retried, &c.RetryAfter, &c.CircuitOpens}
 			for i := range c.Latency {
 				dest = append(dest, &c.Latency[i])
 			}
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			out = append(out, c)
+			out[k] = append(out[k], c)
 		}
 		return rows.Err()
 	})
