@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,18 +87,20 @@ func TestPerCallApproval(t *testing.T) {
 	c.exposeApproved("deleteOrder")
 	// Asking a person per call only takes something away: it applies at once.
 	c.policyForm("deleteOrder").set("per_call", "approve").submit().done("saved")
-	c.publish("v1: deleteOrder asks an approver per call")
+	c.policyForm("createOrder").set("exposed", "true").set("per_call", "confirm").submit().done("saved")
+	c.publish("v1: deleteOrder asks an approver per call, createOrder its caller")
 	token := c.token("e2e")
 
 	rtEnv := map[string]string{"TOOLGATE_RUNTIME_TOKEN": token, "SHOP_TOKEN": sampleapi.DefaultToken,
 		"TOOLGATE_CREDENTIALS": `{"sources":{"shop":{"bearer":"env:SHOP_TOKEN"}}}`}
-	runtime := func(name string) *agent {
+	runtime := func(name string) string {
 		rt := start(t, rtEnv, "runtime", "--console", runtimeAPIURL, "--data-dir", t.TempDir(), "--trust-on-first-use",
 			"--allow-insecure-credentials", "--poll-interval", "1s", "--mcp-addr", "127.0.0.1:0", "--metrics-addr", "",
 			"--decision-wait", "1s", "--name", name)
-		return connectAgent(t, rt.await(t, mcpEndpoint))
+		return rt.await(t, mcpEndpoint)
 	}
-	agent1, agent2 := runtime("rt-1"), runtime("rt-2")
+	endpoint1 := runtime("rt-1")
+	agent1, agent2 := connectAgent(t, endpoint1), connectAgent(t, runtime("rt-2"))
 	for range 3 { // ord_0001 … ord_0003, to delete
 		req, _ := http.NewRequest(http.MethodPost, upstream.URL+"/orders", strings.NewReader(
 			`{"customer":"ada","items":[{"sku":"BOOK-1","quantity":1,"unit_price_cents":1999}]}`))
@@ -181,5 +184,37 @@ func TestPerCallApproval(t *testing.T) {
 	}
 	if n := deletes(); ok != 1 || n != 2 {
 		t.Errorf("two runtimes raced one grant: %d succeeded, %d DELETEs upstream in all; want 1 and 2 (results %v)", ok, n, results)
+	}
+
+	// confirm: a client with elicitation asks its user; the console
+	// records the confirmation and the call runs once. Declined, nothing
+	// is sent; a client without elicitation is sent to the console.
+	posts := func() int { return api.Stats().Routes["POST /orders"] }
+	before := posts()
+	order := map[string]any{"body": map[string]any{"customer": "ada", "items": []any{map[string]any{"sku": "BOOK-1", "quantity": 1, "unit_price_cents": 1999}}}}
+	for _, answer := range []string{"decline", "accept"} {
+		var asked atomic.Int32
+		client := mcp.NewClient(&mcp.Implementation{Name: "e2e-user", Version: "1"}, &mcp.ClientOptions{
+			ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				if strings.Contains(req.Params.Message, "createOrder") {
+					asked.Add(1)
+				}
+				return &mcp.ElicitResult{Action: answer}, nil
+			}})
+		cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		user := &agent{t: t, cs: cs, changed: make(chan struct{}, 16)}
+		want := map[string]string{"decline": "POLICY_DENIED", "accept": ""}[answer]
+		user.call("createOrder", order, want)
+		user.close()
+		if asked.Load() != 1 {
+			t.Errorf("%s: the user was asked %d times about createOrder, want 1", answer, asked.Load())
+		}
+	}
+	agent1.call("createOrder", order, "APPROVAL_PENDING")
+	if n := posts() - before; n != 1 {
+		t.Errorf("%d POST /orders upstream, want 1 (the accepted one)", n)
 	}
 }
