@@ -288,3 +288,6 @@ bench-long-poll: registry ## long polling: bytes per waiter (10,000 on one conso
 bench-oci: registry ## publish → runtime latency via the OCI registry vs via the console (p50/p99, ratios)
 	$(GO) test -run '^$$' -bench '^BenchmarkPublishToRuntime$$' -benchtime 1x -timeout 20m ./internal/bench/ocilatency \
 	  -args -iterations $(OCI_ITERATIONS) -poll $(OCI_POLL)
+
+.PHONY: bench
+bench: bench-import bench-runtime bench-calls bench-long-poll bench-bundle-api bench-console bench-cluster bench-oci ## every benchmark above in turn (an hour or more); each fails when its own set-up fails
