@@ -32,9 +32,9 @@ func TestWithdrawReachesMCPClientsInUnder2s(t *testing.T) {
 			c := startConsole(t, listener == "runtime API")
 			rt := c.runtime(t, runtime.DefaultPollInterval)
 			cs, changed := connectMCP(t, rt)
-			if got := toolNames(t, cs); len(got) != 2 {
-				t.Fatalf("tools %v, want list_orders and delete_order", got)
-			}
+			// The version is in force a moment before its tools are listed
+			// (install, then reconcile): wait for the list, not the version.
+			waitUntil(t, "list_orders and delete_order to be listed", func() bool { return len(toolNames(t, cs)) == 2 })
 			waitUntil(t, "the runtime's request to be held", func() bool { return c.api.LongPollWaiters() == 1 })
 
 			took := c.withdraw(t, "delete_order", changed)
