@@ -1,13 +1,10 @@
 package bundle
 
 import (
-	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/policy"
@@ -135,25 +132,12 @@ func VerifyGrant(signed []byte, keys KeySet, now time.Time) (*Grant, error) {
 	if now.IsZero() {
 		return nil, errors.New("verify grant: the verification time is required")
 	}
-	compact := bytes.TrimSpace(signed)
-	hdr, parts, err := readEnvelopeOf(compact, GrantJWSType, ErrGrantSchema)
+	payload, err := verifiedPayload(signed, keys, GrantJWSType, ErrGrantSchema)
 	if err != nil {
 		return nil, fmt.Errorf("verify grant: %w", err)
 	}
-	key, ok := keys.Lookup(hdr.Kid)
-	if !ok {
-		return nil, fmt.Errorf("verify grant: %w: kid %q is not in the key set (known: %s)",
-			ErrUnknownKey, hdr.Kid, strings.Join(keys.KeyIDs(), ", "))
-	}
-	if err := verifySignature(compact, parts, key); err != nil {
-		return nil, fmt.Errorf("verify grant: %w", err)
-	}
-	payload, err := base64.RawURLEncoding.Strict().DecodeString(string(parts[1]))
-	if err != nil {
-		return nil, fmt.Errorf("verify grant: %w: payload is not strict base64url: %v", ErrTampered, err)
-	}
-	g, err := readGrant(payload)
-	if err != nil {
+	var g Grant
+	if err := readCanonical(payload, &g); err != nil {
 		return nil, fmt.Errorf("verify grant: %w: %v", ErrGrantSchema, err)
 	}
 	now = now.UTC()
@@ -164,27 +148,6 @@ func VerifyGrant(signed []byte, keys KeySet, now time.Time) (*Grant, error) {
 	if g.IssuedAt.After(now.Add(ClockSkew)) {
 		return nil, fmt.Errorf("verify grant: %w: issued at %s (now %s)", ErrGrantNotYetValid,
 			g.IssuedAt.Format(time.RFC3339), now.Format(time.RFC3339))
-	}
-	return g, nil
-}
-
-// readGrant decodes a payload and proves it canonical, as readTimestamp.
-func readGrant(payload []byte) (*Grant, error) {
-	var g Grant
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&g); err != nil {
-		return nil, err
-	}
-	if err := g.validate(); err != nil {
-		return nil, err
-	}
-	again, err := json.Marshal(g)
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(again, payload) {
-		return nil, errors.New("payload is not in canonical form")
 	}
 	return &g, nil
 }

@@ -111,25 +111,12 @@ func VerifyTimestamp(signed []byte, keys KeySet, now time.Time) (*Timestamp, err
 	if now.IsZero() {
 		return nil, errors.New("verify timestamp: the verification time is required")
 	}
-	compact := bytes.TrimSpace(signed)
-	hdr, parts, err := readEnvelopeOf(compact, TimestampJWSType, ErrTimestampSchema)
+	payload, err := verifiedPayload(signed, keys, TimestampJWSType, ErrTimestampSchema)
 	if err != nil {
 		return nil, fmt.Errorf("verify timestamp: %w", err)
 	}
-	key, ok := keys.Lookup(hdr.Kid)
-	if !ok {
-		return nil, fmt.Errorf("verify timestamp: %w: kid %q is not in the key set (known: %s)",
-			ErrUnknownKey, hdr.Kid, strings.Join(keys.KeyIDs(), ", "))
-	}
-	if err := verifySignature(compact, parts, key); err != nil {
-		return nil, fmt.Errorf("verify timestamp: %w", err)
-	}
-	payload, err := base64.RawURLEncoding.Strict().DecodeString(string(parts[1]))
-	if err != nil {
-		return nil, fmt.Errorf("verify timestamp: %w: payload is not strict base64url: %v", ErrTampered, err)
-	}
-	t, err := readTimestamp(payload)
-	if err != nil {
+	var t Timestamp
+	if err := readCanonical(payload, &t); err != nil {
 		return nil, fmt.Errorf("verify timestamp: %w: %v", ErrTimestampSchema, err)
 	}
 	now = now.UTC()
@@ -141,28 +128,55 @@ func VerifyTimestamp(signed []byte, keys KeySet, now time.Time) (*Timestamp, err
 		return nil, fmt.Errorf("verify timestamp: %w: issued at %s (now %s)", ErrTimestampNotYetValid,
 			t.IssuedAt.Format(time.RFC3339), now.Format(time.RFC3339))
 	}
-	return t, nil
+	return &t, nil
 }
 
-// readTimestamp decodes a payload and proves it canonical: re-encoded, it
-// must give the same bytes (which also refuses unknown members, other
-// time forms and whitespace).
-func readTimestamp(payload []byte) (*Timestamp, error) {
-	var t Timestamp
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&t); err != nil {
-		return nil, err
-	}
-	if err := t.validate(); err != nil {
-		return nil, err
-	}
-	again, err := json.Marshal(t)
+// verifiedPayload checks the envelope of a compact JWS of typ (a header
+// of another type is schemaErr), its key in keys (ErrUnknownKey) and its
+// signature (ErrTampered), and returns the decoded payload: the steps
+// timestamps and grants share with bundles.
+func verifiedPayload(signed []byte, keys KeySet, typ string, schemaErr error) ([]byte, error) {
+	compact := bytes.TrimSpace(signed)
+	hdr, parts, err := readEnvelopeOf(compact, typ, schemaErr)
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.Equal(again, payload) {
-		return nil, errors.New("payload is not in canonical form")
+	key, ok := keys.Lookup(hdr.Kid)
+	if !ok {
+		return nil, fmt.Errorf("%w: kid %q is not in the key set (known: %s)", ErrUnknownKey, hdr.Kid, strings.Join(keys.KeyIDs(), ", "))
 	}
-	return &t, nil
+	if err := verifySignature(compact, parts, key); err != nil {
+		return nil, err
+	}
+	payload, err := base64.RawURLEncoding.Strict().DecodeString(string(parts[1]))
+	if err != nil {
+		return nil, fmt.Errorf("%w: payload is not strict base64url: %v", ErrTampered, err)
+	}
+	return payload, nil
+}
+
+// canonicalDoc is a signed document whose JSON encoding is its canonical
+// form (fields in sorted order) and that checks its own values.
+type canonicalDoc interface{ validate() error }
+
+// readCanonical decodes a payload into v and proves it canonical:
+// re-encoded, it must give the same bytes (which also refuses unknown
+// members, other time forms and whitespace).
+func readCanonical(payload []byte, v canonicalDoc) error {
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if err := v.validate(); err != nil {
+		return err
+	}
+	again, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(again, payload) {
+		return errors.New("payload is not in canonical form")
+	}
+	return nil
 }
