@@ -57,7 +57,9 @@ func newMCPServer(opts Options) *mcp.Server {
 		&mcp.ServerOptions{
 			Instructions: "Tools of APIs governed by toolgate. A failed call returns isError with a JSON error " +
 				"object: class, may_have_applied and instruction. Follow the instruction; when may_have_applied " +
-				"is true, read the current state before repeating a call.",
+				"is true, read the current state before repeating a call. Some calls need a person's decision " +
+				"first: APPROVAL_PENDING means the call was not made; after the decision, call again with the " +
+				"same arguments.",
 			// Announce tools with listChanged even before the first bundle
 			// arrives, so clients subscribe to the change notifications.
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},

@@ -344,3 +344,12 @@ func TestPerCallOverStdio(t *testing.T) {
 		c.wantHits(t, 1)
 	}
 }
+
+// TestInstructionsExplainApprovalPending: the server's instructions tell
+// an agent what APPROVAL_PENDING means before it first meets one.
+func TestInstructionsExplainApprovalPending(t *testing.T) {
+	f := newGateFixture(t, gateSetup{tool: payoutTool(policy.PerCallApprove)})
+	if ins := f.cs.InitializeResult().Instructions; !strings.Contains(ins, "APPROVAL_PENDING") || !strings.Contains(ins, "same arguments") {
+		t.Errorf("instructions %q do not explain APPROVAL_PENDING", ins)
+	}
+}
