@@ -88,7 +88,7 @@ func callRow(r store.CallRecord) views.CallRow {
 	who := store.CallRecordFilter{PrincipalKind: r.Principal.Kind, Subject: r.Principal.Subject}
 	return views.CallRow{At: r.At.UTC().Format("2006-01-02 15:04:05 UTC"), Tool: r.Tool,
 		Principal: r.Principal.Kind + ":" + r.Principal.Subject, PrincipalURL: callsQuery(who, 1), ClientID: r.Principal.ClientID,
-		Decision: r.Decision, Denied: r.Decision != callrecord.Allowed, Class: r.Class, Status: r.Status, Attempts: r.Attempts,
+		Decision: r.Decision, Denied: refused(r.Decision), Class: r.Class, Status: r.Status, Attempts: r.Attempts,
 		Duration: strconv.FormatInt(r.DurationMS, 10) + " ms", DefinitionDigest: r.DefinitionDigest,
 		ArgumentsDigest: r.ArgumentsDigest, TokenName: r.TokenName}
 }
@@ -103,4 +103,11 @@ func retentionText(d time.Duration) string {
 		return strconv.Itoa(n) + map[bool]string{true: " day", false: " days"}[n == 1]
 	}
 	return d.String()
+}
+
+// refused reports whether a call record's decision kept the call from
+// running: anything but allowed, except a call still waiting for a
+// person's decision (R16), which is not refused.
+func refused(decision string) bool {
+	return decision != callrecord.Allowed && decision != callrecord.AwaitingDecision
 }

@@ -109,3 +109,14 @@ func TestCallRecordsFromARuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestCallsPageMarksRefusalsOnly: denials are marked as such; a call
+// waiting for a person's decision is not a denial.
+func TestCallsPageMarksRefusalsOnly(t *testing.T) {
+	for decision, want := range map[string]bool{callrecord.Allowed: false, callrecord.AwaitingDecision: false,
+		callrecord.DeniedExposure: true, callrecord.DeniedGroup: true, callrecord.DeniedCondition: true, callrecord.DeniedPerCall: true} {
+		if got := refused(decision); got != want {
+			t.Errorf("refused(%s) = %v, want %v", decision, got, want)
+		}
+	}
+}
