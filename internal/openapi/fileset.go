@@ -44,6 +44,10 @@ type Options struct {
 	// MaxTotalSchemaBytes bounds the input schemas of all operations of
 	// one import together, as expanded; 0 means DefaultMaxTotalSchemaBytes.
 	MaxTotalSchemaBytes int64
+	// MemoryBudget bounds the heap one import may need (memcap.go); 0
+	// means the process's Go memory limit (GOMEMLIMIT) when one is set,
+	// negative means none.
+	MemoryBudget int64
 	// batchSize overrides defaultBatchOps (tests).
 	batchSize int
 }

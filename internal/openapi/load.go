@@ -37,6 +37,9 @@ func loadSource(src *fileSource, opts Options) (*Document, error) {
 // loadSourceFS is loadSource; withFS gives the library a file system even
 // when the root looked self-contained.
 func loadSourceFS(src *fileSource, opts Options, withFS bool) (*Document, error) {
+	if err := checkMemory(src, opts); err != nil {
+		return nil, err
+	}
 	if len(src.raw) == 1 {
 		for name, data := range src.raw {
 			if err := precountOperations(name, data, opts.maxOperations()); err != nil {
