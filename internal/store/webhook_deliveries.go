@@ -25,6 +25,18 @@ type Delivery struct {
 	// Body is the notify.Event as JSON.
 	Body     string `db:"body"`
 	Attempts int    `db:"attempts"`
+	// DeliveryTarget is where it goes, read with it when it is claimed.
+	DeliveryTarget
+}
+
+// DeliveryTarget is the part of a webhook a delivery needs to be sent:
+// ClaimDeliveries reads it in the claiming statement, so a dispatcher
+// pass reads no webhook row of its own, and a webhook deleted before the
+// claim (its deliveries go with it) is never sent to.
+type DeliveryTarget struct {
+	URL          string `db:"url"`
+	Format       string `db:"format"`
+	SecretSealed string `db:"secret_sealed"`
 }
 
 // Attempt is one try of a delivery, as the delivery log shows it.
@@ -82,14 +94,17 @@ func receives(w *Webhook, kind string) bool {
 // ClaimDeliveries leases up to limit pending deliveries that are due and
 // not leased by another console, for lease: the claimer sends them and
 // records the outcome (FinishAttempt) before the lease ends, or another
-// console may claim them again.
+// console may claim them again. Each comes with its webhook's Target,
+// joined in the same statement: one read per claim, not one per delivery.
 func (db *DB) ClaimDeliveries(ctx context.Context, lease time.Duration, limit int) ([]Delivery, error) {
 	now := db.Now()
 	var out []Delivery
 	err := db.inTx(ctx, "claim webhook deliveries", func(tx *sqlx.Tx) error {
 		var due []Delivery
-		if err := tx.SelectContext(ctx, &due, `SELECT id, webhook_id, kind, subject, body, attempts FROM webhook_deliveries
-			WHERE state = ? AND next_at <= ? AND lease_until < ? ORDER BY next_at LIMIT ?`,
+		if err := tx.SelectContext(ctx, &due, `SELECT d.id, d.webhook_id, d.kind, d.subject, d.body, d.attempts,
+				w.url, w.format, w.secret_sealed
+			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+			WHERE d.state = ? AND d.next_at <= ? AND d.lease_until < ? ORDER BY d.next_at LIMIT ?`,
 			DeliveryPending, formatTime(now), formatTime(now), limit); err != nil {
 			return err
 		}

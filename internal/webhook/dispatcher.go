@@ -138,16 +138,20 @@ func (d *Dispatcher) sendDue(ctx context.Context) {
 		if len(due) == 0 {
 			return
 		}
+		// The claim read each delivery's webhook (store.DeliveryTarget);
+		// its secret is opened once per webhook of the batch.
+		secrets := map[string][]byte{}
 		for _, del := range due {
-			d.deliver(ctx, del)
+			d.deliver(ctx, del, secrets)
 		}
 	}
 }
 
-// deliver makes one attempt and records its outcome.
-func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery) {
+// deliver makes one attempt and records its outcome. secrets holds the
+// opened secrets of this batch's webhooks by id.
+func (d *Dispatcher) deliver(ctx context.Context, del store.Delivery, secrets map[string][]byte) {
 	a := store.Attempt{ID: NewID("wha_"), Attempt: del.Attempts + 1, At: d.cfg.Store.Now()}
-	status, retryAfter, err := d.send(ctx, del)
+	status, retryAfter, err := d.send(ctx, del, secrets)
 	a.Status, a.DurationMS = status, d.cfg.Store.Now().Sub(a.At).Milliseconds()
 	next := a.At
 	switch {
@@ -192,28 +196,24 @@ func Backoff(base time.Duration, n int, r float64) time.Duration {
 
 // send makes the request: the body in the webhook's format, signed for
 // FormatJSON. It returns the status, the Retry-After it asked for, and an
-// error when no answer came (or the webhook cannot be read).
-func (d *Dispatcher) send(ctx context.Context, del store.Delivery) (int, time.Duration, error) {
-	w, err := d.cfg.Store.Webhook(ctx, del.WebhookID)
-	if err != nil {
-		return 0, 0, fmt.Errorf("reading the webhook: %w", err)
-	}
+// error when no answer came (or the secret cannot be opened).
+func (d *Dispatcher) send(ctx context.Context, del store.Delivery, secrets map[string][]byte) (int, time.Duration, error) {
 	var e notify.Event
 	if err := json.Unmarshal([]byte(del.Body), &e); err != nil {
 		return 0, 0, fmt.Errorf("stored event: %w", err)
 	}
-	body, err := Body(w.Format, del.ID, e)
+	body, err := Body(del.Format, del.ID, e)
 	if err != nil {
 		return 0, 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, strings.NewReader(string(body)))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, del.URL, strings.NewReader(string(body)))
 	if err != nil {
 		return 0, 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "toolgate-webhook/1")
-	if w.Format == FormatJSON {
-		if err := d.sign(req, w, del.ID, body); err != nil {
+	if del.Format == FormatJSON {
+		if err := d.sign(req, del, secrets, body); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -226,17 +226,23 @@ func (d *Dispatcher) send(ctx context.Context, del store.Delivery) (int, time.Du
 	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After")), nil
 }
 
-func (d *Dispatcher) sign(req *http.Request, w *store.Webhook, id string, body []byte) error {
-	secret, err := d.cfg.Open(w.SecretSealed, SecretAAD(w.ID))
-	if err != nil {
-		return fmt.Errorf("opening the webhook's secret: %w", err)
+// sign sets the signature headers of del's request, opening its
+// webhook's secret unless secrets holds it already.
+func (d *Dispatcher) sign(req *http.Request, del store.Delivery, secrets map[string][]byte, body []byte) error {
+	secret, ok := secrets[del.WebhookID]
+	if !ok {
+		var err error
+		if secret, err = d.cfg.Open(del.SecretSealed, SecretAAD(del.WebhookID)); err != nil {
+			return fmt.Errorf("opening the webhook's secret: %w", err)
+		}
+		secrets[del.WebhookID] = secret
 	}
 	ts := d.cfg.Store.Now()
-	sig, err := Sign(string(secret), id, ts, body)
+	sig, err := Sign(string(secret), del.ID, ts, body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set(HeaderID, id)
+	req.Header.Set(HeaderID, del.ID)
 	req.Header.Set(HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
 	req.Header.Set(HeaderSignature, sig)
 	return nil

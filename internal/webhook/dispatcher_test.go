@@ -196,3 +196,71 @@ func TestBackoffDoublesAndCaps(t *testing.T) {
 		}
 	}
 }
+
+// TestPassReadsNoWebhookRowAndHonoursADeletion: a pass sends a batch of
+// deliveries to two webhooks without a read transaction per delivery
+// (the claim brings each webhook's URL, format and sealed secret, and a
+// secret is opened once per webhook of the batch), and a webhook deleted
+// between passes receives nothing more, its retries included.
+func TestPassReadsNoWebhookRowAndHonoursADeletion(t *testing.T) {
+	db, kek := storetest.MustOpen(t), testKEK(t)
+	ctx := context.Background()
+	now := time.Now()
+	db.Now = func() time.Time { return now }
+	failing, toFailing := receiver(t, http.StatusServiceUnavailable)
+	ok, toOK := receiver(t, http.StatusNoContent)
+	var secrets []string
+	var gone *store.Webhook
+	for _, r := range []struct{ name, url string }{{"failing", failing.URL}, {"ok", ok.URL}} {
+		w, secret, err := Create(ctx, db, kek.Seal, "admin@example.com", New{Name: r.name, URL: r.url,
+			Format: FormatJSON, Events: []string{notify.ChangeRequest}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gone == nil {
+			gone = w
+		}
+		secrets = append(secrets, secret)
+	}
+	opens := 0
+	open := func(sealed, aad string) ([]byte, error) { opens++; return kek.Open(sealed, aad) }
+	d := NewDispatcher(Config{Store: db, Logger: slog.New(slog.DiscardHandler), Open: open, BaseBackoff: time.Second})
+	const events = 3
+	for i := range events {
+		e := testEvent
+		e.ID = itoa(int64(i))
+		d.Notify(ctx, e)
+	}
+
+	before := db.ReadTransactions()
+	d.sendDue(ctx)
+	if n := db.ReadTransactions() - before; n != 0 {
+		t.Errorf("a pass over %d deliveries began %d read transactions, want 0 (the claim reads the webhooks)", 2*events, n)
+	}
+	if opens != 2 {
+		t.Errorf("%d secrets opened for one batch to two webhooks, want 2", opens)
+	}
+	if len(toFailing()) != events || len(toOK()) != events {
+		t.Fatalf("first pass: %d and %d requests, want %d each", len(toFailing()), len(toOK()), events)
+	}
+	for i, got := range [][]received{toFailing(), toOK()} {
+		for _, r := range got {
+			if err := Verify(secrets[i], r.header.Get(HeaderID), r.header.Get(HeaderTimestamp), r.header.Get(HeaderSignature), r.body, now); err != nil {
+				t.Errorf("webhook %d: a delivery signed with another webhook's secret: %v", i, err)
+			}
+		}
+	}
+
+	// The failing webhook's deliveries are due again; it is deleted first.
+	if err := db.DeleteWebhook(ctx, "admin@example.com", gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Minute)
+	d.sendDue(ctx)
+	if n := len(toFailing()); n != events {
+		t.Errorf("the deleted webhook received %d requests, want the %d it had before", n, events)
+	}
+	if n := len(toOK()); n != events {
+		t.Errorf("the other webhook received %d requests, want %d (sent ones are not sent again)", n, events)
+	}
+}
