@@ -67,8 +67,10 @@ func TestPerCallApproval(t *testing.T) {
 	api := sampleapi.New(sampleapi.Options{})
 	upstream := httptest.NewServer(api)
 	t.Cleanup(upstream.Close)
+	// A short webhook backoff: the retry after the 500 comes within the
+	// idle poll (2 s) rather than after 2.5–5 s, well inside eventually's 10 s.
 	console := start(t, map[string]string{"TOOLGATE_DATA_DIR": consoleDir}, "serve", "--addr", "127.0.0.1:0",
-		"--runtime-api-addr", "127.0.0.1:0")
+		"--runtime-api-addr", "127.0.0.1:0", "--webhook-retry-base", "200ms")
 	consoleURL := console.await(t, runningAt)
 	runtimeAPIURL := "http://" + console.await(t, runtimeAPI)
 	c := people(t, consoleURL, console.await(t, setupLink), func(args ...string) string {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/toolgate/toolgate/internal/webhook"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -20,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/internal/risk"
 	"github.com/toolgate/toolgate/internal/runtimeapi"
 	"github.com/toolgate/toolgate/internal/store"
+	"github.com/toolgate/toolgate/internal/webhook"
 	"github.com/toolgate/toolgate/web"
 )
 
@@ -97,7 +97,8 @@ func (c *serveCmd) Run(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	hooks := webhook.NewDispatcher(webhook.Config{Store: db, Logger: logger, Open: state.WebhookKEK.Open})
+	hooks := webhook.NewDispatcher(webhook.Config{Store: db, Logger: logger, Open: state.WebhookKEK.Open,
+		BaseBackoff: cfg.WebhookRetryBase})
 	api, err := runtimeapi.New(ctx, runtimeapi.Config{Store: db, Logger: logger, Keys: state.Keys,
 		CallRecordRetention: cfg.CallRecordsRetention, LongPollMax: longPollMax(cfg.LongPollMax), BaseURL: cfg.BaseURL,
 		GrantLifetime: cfg.GrantLifetime, CallRequestLifetime: cfg.CallRequestLifetime, Notifier: hooks,

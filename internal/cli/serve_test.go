@@ -285,3 +285,19 @@ func stopServe(t *testing.T, cancel func(), done <-chan error) {
 		t.Fatal("serve did not shut down")
 	}
 }
+
+// TestServeRefusesABadWebhookRetryBase: --webhook-retry-base outside
+// 100ms–1h (or not a duration) stops serve with exit 2 and a sentence
+// naming the flag, before anything is created in the data directory.
+func TestServeRefusesABadWebhookRetryBase(t *testing.T) {
+	for _, v := range []string{"10ms", "-1s", "2h", "soon"} {
+		dir := filepath.Join(t.TempDir(), "data")
+		_, stderr, err := runCmd(t, nil, "", "serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--webhook-retry-base", v)
+		if code := exitCode(err); code != 2 || !strings.Contains(err.Error()+stderr, "--webhook-retry-base") {
+			t.Errorf("--webhook-retry-base %s: exit %d, %v %s; want 2 naming the flag", v, code, err, stderr)
+		}
+		if _, serr := os.Stat(dir); !errors.Is(serr, os.ErrNotExist) {
+			t.Errorf("--webhook-retry-base %s: the data directory was created (%v)", v, serr)
+		}
+	}
+}

@@ -47,6 +47,10 @@ type Config struct {
 	// WebhooksAllowHTTP lets webhooks use plain http beyond loopback
 	// (README "Webhooks").
 	WebhooksAllowHTTP bool `name:"webhooks-allow-http" env:"TOOLGATE_WEBHOOKS_ALLOW_HTTP" help:"Allow webhook URLs with plain http to hosts other than loopback (deliveries carry links to requests; https is the default rule)."`
+	// WebhookRetryBase is the wait after a delivery's first failed
+	// attempt, doubling after each (webhook.Config.BaseBackoff; 0 means
+	// 5s). Tests on loopback shorten it.
+	WebhookRetryBase time.Duration `name:"webhook-retry-base" env:"TOOLGATE_WEBHOOK_RETRY_BASE" default:"5s" help:"Wait after a webhook delivery's first failed attempt, doubled after each (with jitter, at most an hour), from 100ms to 1h."`
 	// Per-call decisions (R16, README "Per-call decisions"): how long a
 	// grant is valid, how long a call request waits for a decision, and
 	// how many may wait at once per principal and per tool.
@@ -75,6 +79,11 @@ const (
 	DefaultRuntimeAPIMaxConns      = 8192
 	DefaultRuntimeAPIMaxConnsPerIP = 256
 )
+
+// MinWebhookRetryBase is the shortest --webhook-retry-base: short enough
+// for a test on loopback, long enough that a failing receiver is not sent
+// a burst.
+const MinWebhookRetryBase = 100 * time.Millisecond
 
 // RuntimeAPIConnLimits returns the runtime API listener's connection
 // limits, in total and per client address, defaults in place of zeros.
@@ -165,6 +174,9 @@ func (c Config) Validate() error {
 	}
 	if c.CallPendingPerPrincipal < 0 || c.CallPendingPerTool < 0 {
 		errs = append(errs, fmt.Errorf("--call-pending-per-principal and --call-pending-per-tool: want 1 or more"))
+	}
+	if c.WebhookRetryBase != 0 && (c.WebhookRetryBase < MinWebhookRetryBase || c.WebhookRetryBase > time.Hour) {
+		errs = append(errs, fmt.Errorf("--webhook-retry-base / TOOLGATE_WEBHOOK_RETRY_BASE %s: want %s to 1h, e.g. 5s", c.WebhookRetryBase, MinWebhookRetryBase))
 	}
 	if c.RuntimeStaleAfter < 0 {
 		errs = append(errs, fmt.Errorf("--runtime-stale-after / TOOLGATE_RUNTIME_STALE_AFTER %s: want a positive duration, e.g. 10m", c.RuntimeStaleAfter))
