@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
@@ -75,26 +77,57 @@ func spendRefusal(cr *CallRequest, db *DB) error {
 	return apperr.Errorf(apperr.Gone, "The grant can no longer be used (the call request is %s): ask for the call again.", from)
 }
 
+// CallExpiryActor is the audit actor of a call request closed because
+// its time passed: no person decided it.
+const CallExpiryActor = "system:call-expiry"
+
 // ExpireCallRequests closes the requests past their time: pending ones
 // past their expiry, and approved ones whose grant passed its not_after
-// unspent, become expired. It returns how many; the runtime API's
-// background loop calls it.
+// unspent, become expired, each with the audit entry
+// "call_request.expire". It returns how many; the runtime API's
+// background loop of every console calls it. One UPDATE both changes and
+// returns the rows, under the write lock consoles share, so of two
+// consoles racing each request is closed, and audited, by one of them.
 func (db *DB) ExpireCallRequests(ctx context.Context) (int64, error) {
 	var n int64
 	err := db.inTx(ctx, "expire call requests", func(tx *sqlx.Tx) error {
 		now := formatTime(db.Now())
-		res, err := tx.ExecContext(ctx, `UPDATE call_requests SET state = 'expired'
-			WHERE (state = 'pending' AND expires_at <= ?) OR (state = 'approved' AND grant_not_after <= ?)`, now, now)
-		if err != nil {
+		var rows []callRequestRow
+		if err := tx.SelectContext(ctx, &rows, `UPDATE call_requests SET state = 'expired'
+			WHERE (state = 'pending' AND expires_at <= ?) OR (state = 'approved' AND grant_not_after <= ?)
+			RETURNING `+callRequestColumns, now, now); err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		// RETURNING has no order: the chain gets the oldest request first.
+		slices.SortFunc(rows, func(a, b callRequestRow) int {
+			return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.ID, b.ID))
+		})
+		q := db.auditQueue()
+		for _, r := range rows {
+			cr, err := r.request()
+			if err != nil {
+				return err
+			}
+			q.add(callExpiryEntry(cr))
+		}
+		n = int64(len(rows))
+		return q.flush(ctx, tx)
 	})
 	if n > 0 {
 		db.calls.decided()
 	}
 	return n, err
+}
+
+// callExpiryEntry is the audit entry of cr's expiry: what expired (a
+// request waiting for a decision, or an approved one's unspent grant) and
+// when its time ended.
+func callExpiryEntry(cr *CallRequest) audit.Entry {
+	more := map[string]any{"was": callgate.Pending, "expires_at": cr.ExpiresAt}
+	if cr.GrantNonce != "" { // only an approval sets a grant
+		more = map[string]any{"was": callgate.Approved, "grant_not_after": cr.GrantNotAfter}
+	}
+	return callDecisionEntry(cr, CallExpiryActor, "expire", "", more)
 }
 
 // callSignal wakes the waiters on call decisions made through this

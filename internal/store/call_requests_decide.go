@@ -218,6 +218,12 @@ func (db *DB) setDecision(ctx context.Context, tx *sqlx.Tx, cr *CallRequest, sta
 }
 
 func (db *DB) auditCallDecision(ctx context.Context, tx *sqlx.Tx, cr *CallRequest, by, action, comment string, more map[string]any) error {
+	return db.appendAudit(ctx, tx, callDecisionEntry(cr, by, action, comment, more))
+}
+
+// callDecisionEntry is the audit entry "call_request.<action>" of cr by
+// by: the request's identity, with more and the comment.
+func callDecisionEntry(cr *CallRequest, by, action, comment string, more map[string]any) audit.Entry {
 	after := map[string]any{"request": cr.ID, "mode": cr.Mode, "principal": cr.PrincipalName(),
 		"arguments_digest": cr.ArgumentsDigest, "bundle_version": cr.BundleVersion}
 	for k, v := range more {
@@ -226,6 +232,5 @@ func (db *DB) auditCallDecision(ctx context.Context, tx *sqlx.Tx, cr *CallReques
 	if comment != "" {
 		after["comment"] = comment
 	}
-	return db.appendAudit(ctx, tx, audit.Entry{Actor: by, Action: "call_request." + action,
-		Subject: SubjectTool(cr.Tool), After: auditJSON(after)})
+	return audit.Entry{Actor: by, Action: "call_request." + action, Subject: SubjectTool(cr.Tool), After: auditJSON(after)}
 }

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -225,5 +227,93 @@ func TestConsumeGrantRaceAcrossConsoles(t *testing.T) {
 		if wins != 1 {
 			t.Fatalf("round %d: %d consoles spent the grant, want exactly 1 (%v)", i, wins, errs)
 		}
+	}
+}
+
+// TestExpiryIsAuditedOnceAcrossConsoles: two consoles on one database (a
+// PostgreSQL server when the engine is postgres) close expired requests
+// at once, several times over: each pending request past its expiry and
+// each approved one whose grant passed unspent is closed once, with one
+// "call_request.expire" entry in a chain that still verifies; a denied
+// request and one still in its time are left alone.
+func TestExpiryIsAuditedOnceAcrossConsoles(t *testing.T) {
+	ctx := context.Background()
+	a, b := MustOpenShared(t, engineUnderTest())
+	now := time.Now().UTC().Truncate(time.Second)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	a.Now, b.Now = clock, clock
+	bob := mustUser(t, a, "bob@example.com", auth.RoleApprover)
+	key := testGrantKey(t, a)
+	was := map[string]string{} // request id → the state it expires from
+	for args := range byte(4) {
+		cr, _ := mustFile(t, a, callIn("alice", "approve", args))
+		was[cr.ID] = callgate.Pending
+	}
+	for args := byte(4); args < 6; args++ {
+		cr, _ := mustFile(t, a, callIn("alice", "approve", args))
+		if _, err := a.DecideCallRequest(ctx, CallDecision{UserID: bob.ID, ID: cr.ID, Approve: true, Grant: key}); err != nil {
+			t.Fatal(err)
+		}
+		was[cr.ID] = callgate.Approved
+	}
+	denied, _ := mustFile(t, a, callIn("alice", "approve", 6))
+	if _, err := a.DecideCallRequest(ctx, CallDecision{UserID: bob.ID, ID: denied.ID, Comment: "no"}); err != nil {
+		t.Fatal(err)
+	}
+	advance(20 * time.Minute)
+	inTime, _ := mustFile(t, a, callIn("alice", "approve", 7))
+	advance(50 * time.Minute) // the first requests' hour is over, the grants' 15 min too; inTime has 10 min left
+
+	var closed atomic.Int64
+	for range 5 {
+		var wg sync.WaitGroup
+		for _, db := range []*DB{a, b} {
+			wg.Go(func() {
+				n, err := db.ExpireCallRequests(ctx)
+				if err != nil {
+					t.Error(err)
+				}
+				closed.Add(n)
+			})
+		}
+		wg.Wait()
+	}
+	if n := closed.Load(); n != int64(len(was)) {
+		t.Errorf("the consoles closed %d requests in all, want %d", n, len(was))
+	}
+	entries, total, err := b.QueryAudit(ctx, AuditFilter{Action: "call_request.expire", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != len(was) {
+		t.Errorf("%d call_request.expire entries, want %d (one per expired request)", total, len(was))
+	}
+	for _, e := range entries {
+		var after map[string]any
+		if err := json.Unmarshal([]byte(e.After), &after); err != nil {
+			t.Fatal(err)
+		}
+		id, _ := after["request"].(string)
+		want, ok := was[id]
+		switch {
+		case !ok:
+			t.Errorf("request %s expired: %s", id, e.After)
+		case e.Actor != CallExpiryActor || e.Subject != SubjectTool("delete_pet") || after["was"] != want:
+			t.Errorf("entry %+v: want actor %s, the tool, was %s", e, CallExpiryActor, want)
+		}
+		delete(was, id)
+	}
+	if len(was) > 0 {
+		t.Errorf("expired without an entry: %v", was)
+	}
+	for id, state := range map[string]string{denied.ID: callgate.Denied, inTime.ID: callgate.Pending} {
+		if cr, err := a.CallRequest(ctx, id); err != nil || cr.State != state {
+			t.Errorf("request %s: %+v %v, want it still %s", id, cr, err, state)
+		}
+	}
+	if _, err := a.VerifyAudit(ctx); err != nil {
+		t.Errorf("the audit chain: %v", err)
 	}
 }
