@@ -141,7 +141,15 @@ func (d *Dispatcher) sendDue(ctx context.Context) {
 		// The claim read each delivery's webhook (store.DeliveryTarget);
 		// its secret is opened once per webhook of the batch.
 		secrets := map[string][]byte{}
-		for _, del := range due {
+		claimed := d.cfg.Store.Now()
+		for i, del := range due {
+			// The lease must outlast every attempt begun under it, or
+			// another console claims the rest and sends them twice. What
+			// is left is claimed again when the lease has run out.
+			if d.cfg.Store.Now().Sub(claimed)+attemptTimeout > lease {
+				d.cfg.Logger.Info("webhook: batch stopped before its lease ran out", "left", len(due)-i)
+				return
+			}
 			d.deliver(ctx, del, secrets)
 		}
 	}

@@ -264,3 +264,52 @@ func TestPassReadsNoWebhookRowAndHonoursADeletion(t *testing.T) {
 		t.Errorf("the other webhook received %d requests, want %d (sent ones are not sent again)", n, events)
 	}
 }
+
+// A batch whose attempts are slow stops before its lease can run out:
+// another console may claim a delivery once the lease has ended, so one
+// begun after that would be sent twice.
+func TestBatchStopsBeforeItsLeaseRunsOut(t *testing.T) {
+	db, kek := storetest.MustOpen(t), testKEK(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	db.Now = clock
+	var got int
+	// Each request takes half the lease on the console's clock.
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got++
+		mu.Unlock()
+		advance(lease / 2)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(slow.Close)
+	if _, _, err := Create(ctx, db, kek.Seal, "admin@example.com", New{Name: "slow", URL: slow.URL,
+		Format: FormatJSON, Events: []string{notify.ChangeRequest}}); err != nil {
+		t.Fatal(err)
+	}
+	d := NewDispatcher(Config{Store: db, Logger: slog.New(slog.DiscardHandler), Open: kek.Open, BaseBackoff: time.Second})
+	for i := range 3 {
+		e := testEvent
+		e.ID = itoa(int64(i))
+		d.Notify(ctx, e)
+	}
+	sent := func() int { mu.Lock(); defer mu.Unlock(); return got }
+
+	d.sendDue(ctx)
+	if n := sent(); n != 2 {
+		t.Fatalf("one pass sent %d of 3 deliveries taking half the lease each, want 2 (the third would start %s after the claim, with a %s lease and %s attempts)",
+			n, lease, lease, attemptTimeout)
+	}
+	d.sendDue(ctx)
+	if n := sent(); n != 2 {
+		t.Fatalf("a pass while the lease still holds sent %d, want the 2 of before", n)
+	}
+	advance(time.Second)
+	d.sendDue(ctx)
+	if n := sent(); n != 3 {
+		t.Fatalf("after the lease ended %d of 3 were sent, want 3", n)
+	}
+}
