@@ -198,11 +198,19 @@ func readEnvelope(compact []byte) (protectedHeader, [3][]byte, error) {
 // that does not belong to it with schemaErr.
 func readEnvelopeOf(compact []byte, typ string, schemaErr error) (protectedHeader, [3][]byte, error) {
 	var parts [3][]byte
-	if bytes.Count(compact, []byte{'.'}) != 2 {
+	// The two dots are found in one pass over the text (the payload part is
+	// megabytes; counting the dots first would read it twice more); the
+	// parts are counted only to report a wrong shape.
+	first := bytes.IndexByte(compact, '.')
+	second := -1
+	if first >= 0 {
+		if j := bytes.IndexByte(compact[first+1:], '.'); j >= 0 {
+			second = first + 1 + j
+		}
+	}
+	if second < 0 || bytes.IndexByte(compact[second+1:], '.') >= 0 {
 		return protectedHeader{}, parts, fmt.Errorf("%w: want 3 dot-separated parts, got %d", ErrUnsigned, bytes.Count(compact, []byte{'.'})+1)
 	}
-	first := bytes.IndexByte(compact, '.')
-	second := first + 1 + bytes.IndexByte(compact[first+1:], '.')
 	parts = [3][]byte{compact[:first], compact[first+1 : second], compact[second+1:]}
 	hdr, err := readProtectedHeader(parts, typ, schemaErr)
 	return hdr, parts, err
