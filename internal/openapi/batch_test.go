@@ -115,3 +115,28 @@ func TestFixturesBatchedMatchWhole(t *testing.T) {
 		})
 	}
 }
+
+// The node-tree response walk gives every fixture the Document the model
+// walk gives.
+func TestFixturesNodeWalkMatchesModelWalk(t *testing.T) {
+	for _, fx := range fixtures(t) {
+		if fx.root != "" {
+			continue // a set of several files always walks the model
+		}
+		t.Run(fx.name, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(fx.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes := loadFixture(t, fx)
+			model, err := LoadBytes(fx.path, data, Options{modelWalk: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(nodes, model) {
+				t.Errorf("node-walk Document differs from the model-walk one")
+			}
+		})
+	}
+}

@@ -19,6 +19,8 @@ type builder struct {
 	doc  Document
 	// fields memoises response-property walks by $ref (responses.go).
 	fields map[fieldKey][]string
+	// nodeFields is fields for the node-tree walk (responses_nodes.go).
+	nodeFields map[fieldKey][]string
 	// schemaBytes sums the input schemas built so far; err is set, and
 	// the walk stops, once it passes Options.MaxTotalSchemaBytes.
 	schemaBytes int64

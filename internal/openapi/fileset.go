@@ -50,6 +50,8 @@ type Options struct {
 	MemoryBudget int64
 	// batchSize overrides defaultBatchOps (tests).
 	batchSize int
+	// modelWalk turns off the node-tree response walk (tests).
+	modelWalk bool
 }
 
 func (o Options) maxBytes() int64 {

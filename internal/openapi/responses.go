@@ -26,6 +26,9 @@ func (b *builder) successResponseFieldsV3(rs *v3.Responses) []string {
 	if rs == nil || rs.Codes == nil {
 		return nil
 	}
+	if f, ok := b.successResponseFieldsNodes(rs); ok {
+		return f
+	}
 	w := responseWalk{cache: b.fieldCache()}
 	for code, r := range rs.Codes.FromOldest() {
 		if !isSuccessCode(code) || r == nil || r.Content == nil {
@@ -38,6 +41,47 @@ func (b *builder) successResponseFieldsV3(rs *v3.Responses) []string {
 		}
 	}
 	return w.done()
+}
+
+// successResponseFieldsNodes is successResponseFieldsV3 read from the
+// node tree (nodeWalk); ok is false when the model must be walked.
+func (b *builder) successResponseFieldsNodes(rs *v3.Responses) ([]string, bool) {
+	if b.rootData == nil || b.opts.modelWalk {
+		return nil, false
+	}
+	if b.nodeFields == nil {
+		b.nodeFields = map[fieldKey][]string{}
+	}
+	var w nodeWalk
+	w.cache = b.nodeFields
+	for code, r := range rs.Codes.FromOldest() {
+		if !isSuccessCode(code) || r == nil || r.Content == nil {
+			continue
+		}
+		for _, mt := range r.Content.FromOldest() {
+			if mt == nil || mt.Schema == nil {
+				continue
+			}
+			if w.root == nil {
+				if low := mt.Schema.GoLow(); low != nil && low.GetIndex() != nil {
+					w.root = low.GetIndex().GetRootNode()
+				}
+				if w.root == nil {
+					return nil, false
+				}
+			}
+			n := nodeOf(mt.Schema)
+			if n == nil {
+				return nil, false
+			}
+			w.proxy(n, "", 0, nil)
+			if w.bad {
+				return nil, false
+			}
+		}
+	}
+	slices.Sort(w.fields)
+	return slices.Compact(w.fields), true
 }
 
 // successResponseFieldsV2 is successResponseFieldsV3 for Swagger 2.0.

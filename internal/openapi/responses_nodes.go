@@ -1,0 +1,224 @@
+package openapi
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/pb33f/go-yaml"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+)
+
+// nodeWalk is responseWalk over the YAML node tree the model was built
+// from: it reads properties, items, additionalProperties and the
+// allOf/oneOf/anyOf lists without making libopenapi build each schema
+// (about a third of an import's allocations did). It follows only
+// local "#/…" references of a single-file document and gives up (ok =
+// false) on anything whose meaning the library decides — a $ref with
+// siblings, merge keys, aliases, escaped pointers, non-mapping schemas —
+// so the caller then walks the built model as before.
+type nodeWalk struct {
+	root   *yaml.Node
+	fields []string
+	cache  map[fieldKey][]string
+	bad    bool
+}
+
+func (w *nodeWalk) full() bool { return len(w.fields) >= maxResponseFields }
+
+// nodeOf is the schema node of a proxy, or nil.
+func nodeOf(sp *base.SchemaProxy) *yaml.Node {
+	if sp == nil {
+		return nil
+	}
+	low := sp.GoLow()
+	if low == nil {
+		return nil
+	}
+	return low.GetValueNode()
+}
+
+// refOf returns the node's $ref; bad when the mapping is not one the walk
+// reads like the library does.
+func refOf(n *yaml.Node) (ref string, bad bool) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+			return "", true
+		}
+		if k.Value == "$ref" {
+			v := n.Content[i+1]
+			if v.Kind != yaml.ScalarNode || len(n.Content) != 2 {
+				return "", true
+			}
+			return v.Value, false
+		}
+	}
+	return "", false
+}
+
+// resolve finds a local "#/a/b" target in the document root.
+func (w *nodeWalk) resolve(ref string) *yaml.Node {
+	if !strings.HasPrefix(ref, "#/") || strings.ContainsAny(ref, "~%") {
+		return nil
+	}
+	n := w.root
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	for _, part := range strings.Split(ref[2:], "/") {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == part {
+				next = n.Content[i+1]
+				break
+			}
+		}
+		n = next
+	}
+	return n
+}
+
+func (w *nodeWalk) proxy(n *yaml.Node, prefix string, depth int, stack []string) {
+	if w.bad || n == nil || depth > maxResponseDepth || w.full() {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		w.bad = true
+		return
+	}
+	ref, bad := refOf(n)
+	if bad {
+		w.bad = true
+		return
+	}
+	if ref != "" {
+		if slices.Contains(stack, ref) {
+			return
+		}
+		target := w.resolve(ref)
+		if target == nil || target.Kind != yaml.MappingNode {
+			w.bad = true
+			return
+		}
+		w.cached(target, ref, prefix, depth, stack)
+		return
+	}
+	w.walk(n, prefix, depth, stack)
+}
+
+func (w *nodeWalk) cached(n *yaml.Node, ref, prefix string, depth int, stack []string) {
+	key := fieldKey{ref, depth}
+	rel, ok := w.cache[key]
+	if !ok {
+		sub := nodeWalk{root: w.root, cache: w.cache}
+		// The library builds the target like any schema: a $ref
+		// target that is itself a $ref is resolved again.
+		sub.proxyTarget(n, depth, append(stack, ref))
+		if sub.bad {
+			w.bad = true
+			return
+		}
+		rel = sub.fields
+		w.cache[key] = rel
+	}
+	for _, r := range rel {
+		if w.full() {
+			return
+		}
+		switch {
+		case prefix == "":
+			w.fields = append(w.fields, r)
+		case strings.HasPrefix(r, "[]") || strings.HasPrefix(r, "{}"):
+			w.fields = append(w.fields, prefix+r)
+		default:
+			w.fields = append(w.fields, prefix+"."+r)
+		}
+	}
+}
+
+// proxyTarget walks a reference's target; a target that is a reference
+// again is left to the model walk.
+func (w *nodeWalk) proxyTarget(n *yaml.Node, depth int, stack []string) {
+	if ref, bad := refOf(n); bad || ref != "" {
+		w.bad = true
+		return
+	}
+	w.walk(n, "", depth, stack)
+}
+
+func (w *nodeWalk) walk(n *yaml.Node, prefix string, depth int, stack []string) {
+	var props, ap, items *yaml.Node
+	var groups [3]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Value == "<<" || v.Kind == yaml.AliasNode {
+			w.bad = true
+			return
+		}
+		switch k.Value {
+		case "properties":
+			props = v
+		case "additionalProperties":
+			ap = v
+		case "items":
+			items = v
+		case "allOf":
+			groups[0] = v
+		case "oneOf":
+			groups[1] = v
+		case "anyOf":
+			groups[2] = v
+		}
+	}
+	if props != nil {
+		if props.Kind != yaml.MappingNode {
+			w.bad = true
+			return
+		}
+		for i := 0; i+1 < len(props.Content); i += 2 {
+			if w.full() || w.bad {
+				return
+			}
+			k := props.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Value == "<<" {
+				w.bad = true
+				return
+			}
+			path := k.Value
+			if prefix != "" {
+				path = prefix + "." + k.Value
+			}
+			w.fields = append(w.fields, path)
+			w.proxy(props.Content[i+1], path, depth+1, stack)
+		}
+	}
+	for _, sub := range []struct {
+		n      *yaml.Node
+		suffix string
+	}{{ap, "{}"}, {items, "[]"}} {
+		switch {
+		case sub.n == nil:
+		case sub.n.Kind == yaml.ScalarNode && (sub.n.Tag == "!!bool"):
+		case sub.n.Kind == yaml.MappingNode:
+			w.proxy(sub.n, prefix+sub.suffix, depth+1, stack)
+		default:
+			w.bad = true
+			return
+		}
+	}
+	for _, g := range groups {
+		if g == nil {
+			continue
+		}
+		if g.Kind != yaml.SequenceNode {
+			w.bad = true
+			return
+		}
+		for _, p := range g.Content {
+			w.proxy(p, prefix, depth+1, stack)
+		}
+	}
+}
