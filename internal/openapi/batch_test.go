@@ -94,34 +94,22 @@ func TestPathBatches(t *testing.T) {
 // batch (a few operations each) and compares it with the same fixture
 // built whole: batching changes no Document the corpus produces.
 func TestFixturesBatchedMatchWhole(t *testing.T) {
-	for _, fx := range fixtures(t) {
-		if fx.root != "" {
-			continue // a set of several files is always built whole
-		}
-		t.Run(fx.name, func(t *testing.T) {
-			t.Parallel()
-			data, err := os.ReadFile(fx.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			whole := loadFixture(t, fx)
-			batched, err := LoadBytes(fx.path, data, Options{batchSize: 5})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(whole, batched) {
-				t.Errorf("batched Document differs from the whole one")
-			}
-		})
-	}
+	fixturesMatchDefault(t, Options{batchSize: 5}, "batched")
 }
 
 // The node-tree response walk gives every fixture the Document the model
 // walk gives.
 func TestFixturesNodeWalkMatchesModelWalk(t *testing.T) {
+	fixturesMatchDefault(t, Options{modelWalk: true}, "model-walk")
+}
+
+// fixturesMatchDefault loads every single-file fixture with opts and
+// requires the Document the default load gives. Sets of several files are
+// always built whole and walk the model, so they are not compared.
+func fixturesMatchDefault(t *testing.T, opts Options, what string) {
 	for _, fx := range fixtures(t) {
 		if fx.root != "" {
-			continue // a set of several files always walks the model
+			continue
 		}
 		t.Run(fx.name, func(t *testing.T) {
 			t.Parallel()
@@ -129,13 +117,13 @@ func TestFixturesNodeWalkMatchesModelWalk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			nodes := loadFixture(t, fx)
-			model, err := LoadBytes(fx.path, data, Options{modelWalk: true})
+			want := loadFixture(t, fx)
+			got, err := LoadBytes(fx.path, data, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(nodes, model) {
-				t.Errorf("node-walk Document differs from the model-walk one")
+			if !reflect.DeepEqual(want, got) {
+				t.Errorf("%s Document differs from the default one", what)
 			}
 		})
 	}

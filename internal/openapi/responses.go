@@ -183,14 +183,20 @@ func (w *responseWalk) cached(sp *base.SchemaProxy, ref, prefix string, depth in
 		if w.full() {
 			return
 		}
-		switch {
-		case prefix == "":
-			w.fields = append(w.fields, r)
-		case strings.HasPrefix(r, "[]") || strings.HasPrefix(r, "{}"):
-			w.fields = append(w.fields, prefix+r)
-		default:
-			w.fields = append(w.fields, prefix+"."+r)
-		}
+		w.fields = append(w.fields, joinField(prefix, r))
+	}
+}
+
+// joinField puts a referenced schema's relative field path under prefix:
+// array and map markers ("[]", "{}") attach directly, names after a dot.
+func joinField(prefix, rel string) string {
+	switch {
+	case prefix == "":
+		return rel
+	case strings.HasPrefix(rel, "[]") || strings.HasPrefix(rel, "{}"):
+		return prefix + rel
+	default:
+		return prefix + "." + rel
 	}
 }
 

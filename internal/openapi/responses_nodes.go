@@ -128,14 +128,7 @@ func (w *nodeWalk) cached(n *yaml.Node, ref, prefix string, depth int, stack []s
 		if w.full() {
 			return
 		}
-		switch {
-		case prefix == "":
-			w.fields = append(w.fields, r)
-		case strings.HasPrefix(r, "[]") || strings.HasPrefix(r, "{}"):
-			w.fields = append(w.fields, prefix+r)
-		default:
-			w.fields = append(w.fields, prefix+"."+r)
-		}
+		w.fields = append(w.fields, joinField(prefix, r))
 	}
 }
 
