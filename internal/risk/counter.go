@@ -7,23 +7,41 @@ import "slices"
 // notification subscription under a user, and a proxy path that names a
 // reverse proxy's settings. Each is a vocabulary (vocab.go), not a vendor.
 
-// isQueryPost reports whether a POST only searches or retrieves (a query verb in its name or as its last path segment, and no
-// state-changing verb anywhere in it): sending a token to introspect it
-// stores nothing, and retrieving members through an admin API changes no
-// access. Its response is still read for credential material.
-func isQueryPost(f *facts) bool {
+// queryPostVerb returns the query verb of a POST that only searches or
+// retrieves (a query verb in its name or as its last path segment, and no
+// state-changing verb anywhere in it), or "" for any other operation:
+// sending a token to introspect it stores nothing, and retrieving members
+// through an admin API changes no access. Its response is still read for
+// credential material.
+func queryPostVerb(f *facts) string {
 	if f.method != "POST" {
-		return false
+		return ""
 	}
 	changing := stateChangingVerbs()
 	for _, ws := range [][]string{f.idWords, f.lastWords} {
 		if slices.ContainsFunc(ws, func(w string) bool { return isVerb(w, changing) }) {
-			return false
+			return ""
 		}
 	}
 	q := vocab("query-verbs")
-	return isVerb(nameAction(f.idWords), q) ||
-		(f.endsLiteral && slices.ContainsFunc(f.lastWords, func(w string) bool { return isVerb(w, q) }))
+	if v := nameAction(f.idWords); isVerb(v, q) {
+		return v
+	}
+	if f.endsLiteral {
+		if i := slices.IndexFunc(f.lastWords, func(w string) bool { return isVerb(w, q) }); i >= 0 {
+			return f.lastWords[i]
+		}
+	}
+	return ""
+}
+
+// matchQueryPost names the verb of a query-only POST: by the labelling
+// rubric such a POST is a read, and the write-method rule skips it.
+func matchQueryPost(f *facts, _ []string) []string {
+	if !f.query {
+		return nil
+	}
+	return []string{f.queryVerb}
 }
 
 // ownedFrom returns the index of the first path segment that can name the

@@ -44,10 +44,10 @@ func TestNotificationSubscriptionsAreNotAccessChanges(t *testing.T) {
 	}
 }
 
-// TestQueryOnlyPosts: a POST that only searches or retrieves changes no
-// access whatever it reads about (members, tokens, an admin API); its
-// response is still read for secrets, and a state-changing verb or a login
-// step keeps it privileged.
+// TestQueryOnlyPosts: a POST that only searches or retrieves is a read
+// whatever it reads about (members, tokens, an admin API), with the query
+// verb as its reason; its response is still read for secrets, and a
+// state-changing verb or a login step keeps it privileged.
 func TestQueryOnlyPosts(t *testing.T) {
 	for _, res := range []string{"/admin/members", "/v2/team-members", "/oauth2/tokens", "/users", "/identity/groups"} {
 		for _, shape := range []struct{ suffix, id string }{
@@ -57,8 +57,9 @@ func TestQueryOnlyPosts(t *testing.T) {
 			path := res + shape.suffix
 			t.Run(path+" "+shape.id, func(t *testing.T) {
 				meta := []string{"items[].id", "items[].created_at"}
-				if a := Classify(withFields(op("POST", path, shape.id, ""), meta, []string{"token", "filter"}, nil)); a.Class != Write {
-					t.Errorf("POST %s %s: %s %v, want WRITE (a query, not an access change)", path, shape.id, a.Class, a.Codes())
+				a := Classify(withFields(op("POST", path, shape.id, ""), meta, []string{"token", "filter"}, nil))
+				if a.Class != Read || !slices.ContainsFunc(a.Codes(), func(c string) bool { return strings.HasPrefix(c, "query:") }) {
+					t.Errorf("POST %s %s: %s %v, want READ for a query verb (a query, not a change)", path, shape.id, a.Class, a.Codes())
 				}
 				o := withFields(op("POST", path, shape.id, ""), []string{"items[].client_secret"}, nil, nil)
 				if a := Classify(o); a.Class != Privileged {
@@ -76,6 +77,65 @@ func TestQueryOnlyPosts(t *testing.T) {
 		if a := Classify(op("POST", c.path, c.id, "")); a.Class != Privileged {
 			t.Errorf("POST %s %s: %s %v, want PRIVILEGED", c.path, c.id, a.Class, a.Codes())
 		}
+	}
+	// A state-changing verb anywhere in the name makes it a write again,
+	// whichever query word is beside it; so does any other method.
+	for _, c := range []struct{ method, path, id string }{
+		{"POST", "/orders/search", "createSearch"},
+		{"POST", "/orders/search-and-update", ""},
+		{"POST", "/catalog/batch-retrieve", "upsertAndRetrieve"},
+		{"PUT", "/orders/search", "searchOrders"},
+		{"PATCH", "/v2/customers/bulk-retrieve", ""},
+	} {
+		if a := Classify(op(c.method, c.path, c.id, "")); a.Class != Write {
+			t.Errorf("%s %s %s: %s %v, want WRITE", c.method, c.path, c.id, a.Class, a.Codes())
+		}
+	}
+}
+
+// TestDescribedSecrets: a read whose description says secrets come back
+// is PRIVILEGED in every wording the rule names, whatever its path; a
+// negation, a description saying they are withheld, a mutation (its own
+// rules decide) and a secret-less sentence leave it alone.
+func TestDescribedSecrets(t *testing.T) {
+	paths := []string{"/notifications/discord", "/v1/settings", "/teams/{id}/integrations/{name}"}
+	for _, d := range []string{
+		"Encrypted secrets are only returned when the token has `read:sensitive`.",
+		"Get the settings. Secrets are returned for admins.",
+		"The secret value is included in the response.",
+		"SECRET VALUES ARE ALSO SHOWN to the owner.",
+		"Returns the hook. Its secret is exposed once.",
+	} {
+		for _, p := range paths {
+			for _, m := range []string{"GET", "HEAD"} {
+				o := op(m, p, "", "")
+				o.Description = d
+				if a := Classify(o); a.Class != Privileged || !slices.ContainsFunc(a.Codes(), func(c string) bool {
+					return strings.HasPrefix(c, "description:")
+				}) {
+					t.Errorf("%s %s %q: %s %v, want PRIVILEGED by description", m, p, d, a.Class, a.Codes())
+				}
+			}
+		}
+	}
+	for _, d := range []string{
+		"Secrets are not returned.",
+		"Secrets are never returned; use the reveal endpoint.",
+		"This endpoint never returns secrets. Secrets are returned by /reveal.",
+		"The proxy configuration is only returned when the token has read:sensitive.",
+		"Password policies is returned.",
+		"Lists secrets. Only names are returned.",
+	} {
+		o := op("GET", "/v1/settings", "", "")
+		o.Description = d
+		if a := Classify(o); a.Class != Read {
+			t.Errorf("GET %q: %s %v, want READ", d, a.Class, a.Codes())
+		}
+	}
+	o := op("PATCH", "/v1/settings", "", "")
+	o.Description = "Update the settings. Secrets are returned."
+	if a := Classify(o); slices.ContainsFunc(a.Codes(), func(c string) bool { return strings.HasPrefix(c, "description:") }) {
+		t.Errorf("a mutation got the read rule: %v", a.Codes())
 	}
 }
 

@@ -79,6 +79,8 @@
 //	                                               x-*requires* extensions; manage alone is not admin
 //	PRIVILEGED   path:       mutations             a path segment admin(s), administrator(s), superuser
 //	PRIVILEGED   response:   any method, GET too   a 2xx response property with credential material (see Schemas)
+//	PRIVILEGED   description: safe methods         the description says secrets are returned, included or shown
+//	                                               ("Encrypted secrets are only returned when …"), with no negation
 //	PRIVILEGED   request:    mutations             a request-body property with credential material
 //	PRIVILEGED   credential: mutations; reads only  a credential noun in a path segment (token, secret, key,
 //	                         without a response     password, creds, certificate, jwk, kubeconfig, env, login …);
@@ -119,9 +121,13 @@
 //	DESTRUCTIVE  money:      POST, money verbs     the last segment is headed by payments, payouts, transfers,
 //	                                               captures, refunds, charges, withdrawals, disbursements or
 //	                                               checkouts; or capture/refund/payout/charge/withdraw/disburse
-//	WRITE        method:     POST, PUT, PATCH, ... every unsafe method that is not DELETE, unknown ones included
+//	WRITE        method:     POST, PUT, PATCH, ... every unsafe method that is not DELETE, unknown ones included,
+//	                                               except a query-only POST
 //	WRITE        verb:       safe methods          a state-changing verb in action position
 //	WRITE        scope:      any method            a scope with the word execute, exec or run
+//	READ         query:      POST                  a query verb (search, retrieve, query, lookup, introspect,
+//	                                               estimate, calculate) in the operationId or the last segment,
+//	                                               and no state-changing verb in either
 //	READ         method:     GET, HEAD, OPTIONS,   the method itself
 //	                         TRACE
 //
@@ -132,7 +138,7 @@
 // description saying secrets are never returned withholds the response
 // signal; a query-only POST (search, retrieve, query, lookup, introspect,
 // estimate, calculate with no state-changing verb: /bulk-retrieve,
-// introspectOAuth2Token) changes no access, so the admin-path, identity and
+// introspectOAuth2Token) is a read, so the write-method, admin-path, identity and
 // request-secret rules skip it and credential nouns count only as for a read
 // (its response is still checked for secrets). Reason codes are the rule's code and the matched term:
 // "method:DELETE", "verb:revoke", "scope:admin.users:write", "path:roles",

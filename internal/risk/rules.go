@@ -81,6 +81,11 @@ func ruleTable() []Rule {
 				"properties, nor secrets of embedded related objects; not /.well-known documents",
 			Terms: vocab("secret-heads"),
 			Text:  "Its success response carries credential material (%s).", match: matchResponseSecret},
+		{Name: "described-secret", Code: "description", Class: Privileged, Applies: "safe methods",
+			Looks: "the description: secrets said to be returned, included or shown (\"Encrypted secrets are only " +
+				"returned when the token has read:sensitive\"); not with a negation, nor when it says they are never returned",
+			Terms: []string{"secret", "secrets", "secret value", "secret values"},
+			Text:  "Its description says the response carries %s.", match: matchDescribedSecret},
 		{Name: "request-secret", Code: "request", Class: Privileged, Applies: "mutations",
 			Looks: "property paths of the request body schema, as for responses; a password qualified by another " +
 				"noun (keydb_password) configures the workload, it is not a login",
@@ -134,9 +139,10 @@ func ruleTable() []Rule {
 			Looks: "last literal path segment naming payments, payouts, transfers, captures, refunds, charges; money verbs",
 			Terms: vocab("money-nouns"),
 			Text:  "It moves money (%s), which cannot simply be undone.", match: matchMoney},
-		{Name: "write-method", Code: "method", Class: Write, Applies: "POST, PUT, PATCH and any other unsafe method",
-			Looks: "HTTP method",
-			Text:  "The HTTP method %s changes state.", match: matchUnsafeMethod},
+		{Name: "write-method", Code: "method", Class: Write,
+			Applies: "POST, PUT, PATCH and any other unsafe method; not a query-only POST",
+			Looks:   "HTTP method",
+			Text:    "The HTTP method %s changes state.", match: matchUnsafeMethod},
 		{Name: "state-changing-get", Code: "verb", Class: Write, Applies: "safe methods (GET, HEAD, OPTIONS, TRACE)",
 			Looks: "words in action position: summary's first word, operationId's verb, RPC method name",
 			Terms: vocab("write-verbs"),
@@ -145,6 +151,10 @@ func ruleTable() []Rule {
 			Looks: "words of every security scope",
 			Terms: []string{"execute", "exec", "run"},
 			Text:  "It needs the scope %s, which runs something.", match: matchScopeWords},
+		{Name: "query-post", Code: "query", Class: Read, Applies: "POST",
+			Looks: "operationId's verb or a word of the last literal path segment; no state-changing verb in either",
+			Terms: vocab("query-verbs"),
+			Text:  "It is a POST that only does a %s: it sends a query and changes nothing.", match: matchQueryPost},
 		{Name: "safe-method", Code: "method", Class: Read, Applies: "GET, HEAD, OPTIONS, TRACE",
 			Looks: "HTTP method",
 			Text:  "The HTTP method %s only reads.", match: matchMethods("GET", "HEAD", "OPTIONS", "TRACE")},
@@ -170,9 +180,10 @@ func matchMethods(methods ...string) func(*facts, []string) []string {
 }
 
 // matchUnsafeMethod treats every method that is neither safe nor DELETE as a
-// write, including unknown ones: an unknown method is not a read.
+// write, including unknown ones: an unknown method is not a read. A
+// query-only POST is left to the query-post rule.
 func matchUnsafeMethod(f *facts, _ []string) []string {
-	if f.safe || f.method == "DELETE" {
+	if f.safe || f.method == "DELETE" || f.query {
 		return nil
 	}
 	if f.method == "" {
@@ -326,6 +337,16 @@ func matchResponseSecret(f *facts, _ []string) []string {
 		return nil
 	}
 	return firstN(f.respSecrets, 3)
+}
+
+// matchDescribedSecret: a read whose description says secrets come back,
+// even when only some tokens receive them: the tool cannot know which
+// token the runtime will hold.
+func matchDescribedSecret(f *facts, _ []string) []string {
+	if !f.safe || f.wellKnown || f.secretReturned == "" {
+		return nil
+	}
+	return []string{f.secretReturned}
 }
 
 func matchRequestSecret(f *facts, _ []string) []string {

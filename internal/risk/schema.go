@@ -19,6 +19,9 @@ func extractSchemaFacts(f *facts, op *openapi.Operation) {
 	f.reqFields = op.RequestFields
 	f.reqSecrets = secretFields(op.RequestFields, resource, true)
 	f.secretWithheld = withheldRE.MatchString(op.Description)
+	if m := returnedRE.FindStringSubmatch(op.Description); m != nil && !f.secretWithheld {
+		f.secretReturned = strings.ToLower(m[1])
+	}
 	path := op.Path
 	if path == "" {
 		path = op.PathKey
@@ -112,6 +115,13 @@ func secretFields(paths, resource []string, request bool) []string {
 	}
 	return out
 }
+
+// returnedRE matches descriptions that say secrets are returned ("Encrypted
+// secrets are only returned when the token has read:sensitive"): the
+// response schema may not name them, or may not exist at all. A negation
+// between the noun and the verb ("secrets are never returned") does not
+// match, and withheldRE's wording wins over it.
+var returnedRE = regexp.MustCompile(`(?i)\b(secrets?|secret values?)\b[^.]{0,40}?\b(?:are|is)\s+(?:only\s+|also\s+)?(?:returned|included|shown|exposed)\b`)
 
 // withheldRE matches descriptions that say secrets are not returned.
 var withheldRE = regexp.MustCompile(`(?i)\b(never|not|n't|without)\s+(return|returns|returning|include|includes|expose|exposes|contain|contains)\b[^.]{0,40}\b(secrets?|passwords?|tokens?|keys?)\b`)

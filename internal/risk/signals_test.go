@@ -67,7 +67,7 @@ func TestGeneralSignals(t *testing.T) {
 			[]string{"id", "name", "token_type", "expires_at", "last_used_at"}, nil, nil), Read, ""},
 		{"token value read", withFields(op("GET", "/tokens/{id}", "getToken", ""),
 			[]string{"id", "name", "access_token"}, nil, nil), Privileged, "response:access_token"},
-		{"search POST stays a write", op("POST", "/v2/customers/search", "searchCustomers", ""), Write, ""},
+		{"search POST is a read", op("POST", "/v2/customers/search", "searchCustomers", ""), Read, "query:search"},
 		{"metadata-only secret update stays privileged by path", op("POST", "/secrets/{id}/update", "SecretUpdate", ""),
 			Privileged, "credential:secrets"},
 		{"manage scope alone", op("POST", "/projects", "createProject", "", "projects:manage"), Write, ""},

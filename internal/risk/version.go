@@ -17,5 +17,7 @@ package risk
 // PRIVILEGED; attaching a volume or a payment method is not a channel;
 // 4 — counter-rules: a query-only POST, a notification subscription under
 // a user and a path ending in proxy (reverse-proxy settings) change no access;
-// settings qualified as security (session timeouts, IP allow-lists) are PRIVILEGED.
-const RulesVersion = 4
+// settings qualified as security (session timeouts, IP allow-lists) are PRIVILEGED;
+// 5 — a query-only POST is READ (the labelling rubric's rule), and a read
+// whose description says secrets are returned is PRIVILEGED.
+const RulesVersion = 5

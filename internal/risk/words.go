@@ -219,6 +219,10 @@ type facts struct {
 	// secretWithheld is true when the description says secrets are never
 	// returned ("never returns client secrets").
 	secretWithheld bool
+	// secretReturned is the secret noun of a description that says the
+	// response carries secrets ("secrets are only returned when …"), ""
+	// otherwise or when the description also says they are withheld.
+	secretReturned string
 	// endsLiteral is true when the path's last segment is literal text,
 	// not a {parameter}.
 	endsLiteral bool
@@ -226,8 +230,10 @@ type facts struct {
 	removal int
 	// k8sAction is the value of x-kubernetes-action ("connect", "get", …).
 	k8sAction string
-	// query is true for a POST that only queries (isQueryPost).
-	query bool
+	// query is true for a POST that only queries; queryVerb is its verb
+	// (queryPostVerb).
+	query     bool
+	queryVerb string
 }
 
 type extension struct {
@@ -297,7 +303,8 @@ func extractFacts(op *openapi.Operation) *facts {
 	changing := stateChangingVerbs()
 	f.mutation = !f.safe || slices.ContainsFunc(f.actionWords, func(w string) bool { return isVerb(w, changing) })
 	extractSchemaFacts(f, op)
-	f.query = isQueryPost(f)
+	f.queryVerb = queryPostVerb(f)
+	f.query = f.queryVerb != ""
 	return f
 }
 
