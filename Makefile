@@ -25,9 +25,17 @@ GOTESTSUM = $(GO) tool gotestsum --format pkgname-and-test-fails --format-hide-e
 # TOOLGATE_REQUIRE_CORPUS=1, which turns a missing corpus into a failure
 # (see internal/testing/corpus).
 # Tests that need a real OCI registry (internal/testing/ocitest starts Debian's
-# docker-registry on loopback) fail rather than skip when it is missing.
+# docker-registry on loopback) fail rather than skip when it is missing. The
+# package is not installed (it would enable a registry service listening on
+# every interface): `make registry` extracts its binary into .cache/ and the
+# tests start that, unless Debian's is installed already.
 export TOOLGATE_REQUIRE_REGISTRY = 1
-REGISTRY  = /usr/bin/docker-registry
+REGISTRY_CACHE = $(CURDIR)/.cache/docker-registry
+REGISTRY_BIN  ?= $(if $(wildcard /usr/bin/docker-registry),/usr/bin/docker-registry,$(REGISTRY_CACHE)/usr/bin/docker-registry)
+export TOOLGATE_REGISTRY_BIN = $(REGISTRY_BIN)
+# hoststate saves what the machine runs as services before `make test`
+# installs anything and checks afterwards that nothing was added.
+HOSTSTATE = $(GO) run ./internal/testing/hoststate/cmd/hoststate
 # Tests on PostgreSQL (internal/testing/pgtest starts a throwaway server) fail rather
 # than skip when the server binaries are missing (`make postgres`).
 export TOOLGATE_REQUIRE_POSTGRES = 1
@@ -62,17 +70,27 @@ htmx: $(NPM_STAMP) ## copy the pinned htmx from node_modules into static/
 
 # apt_install installs Debian packages for the checks as root, or stops with
 # the one-line command to run by hand. $(1): what needs them, $(2): the
-# packages, $(3): the services those packages enable (docker-registry, the
-# postgresql cluster), which it disables and stops again: the tests start
-# their own servers on loopback, and `make test` leaves no service enabled
-# or listening. Recommended packages are not installed.
+# packages, $(3): the services those packages enable, which it disables
+# again: the tests start their own servers on loopback, and `make test`
+# leaves no service enabled or listening. While it installs, a
+# policy-rc.d forbids starting any service (Debian's mechanism: invoke-rc.d
+# and deb-systemd-invoke ask it), unless the machine has one of its own.
+# PostgreSQL's packages are told not to create their "main" cluster (a
+# drop-in read by pg_createcluster, removed again afterwards). Recommended
+# packages are not installed.
 define apt_install
 if [ "$$(id -u)" = 0 ]; then \
-  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2); \
+  own_rc=; if [ ! -e /usr/sbin/policy-rc.d ]; then printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; own_rc=1; fi; \
+  own_pg=; if [ ! -e /etc/postgresql-common/createcluster.d/toolgate.conf ]; then \
+    mkdir -p /etc/postgresql-common/createcluster.d; echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.d/toolgate.conf; own_pg=1; fi; \
+  status=0; { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2); } || status=$$?; \
+  if [ -n "$$own_rc" ]; then rm -f /usr/sbin/policy-rc.d; fi; \
+  if [ -n "$$own_pg" ]; then rm -f /etc/postgresql-common/createcluster.d/toolgate.conf; rmdir /etc/postgresql-common/createcluster.d 2>/dev/null || true; fi; \
   for unit in $(3); do \
     if command -v systemctl >/dev/null; then systemctl disable --now "$$unit" >/dev/null 2>&1 || systemctl disable "$$unit" >/dev/null 2>&1 || true; fi; \
     if command -v service >/dev/null; then service "$$unit" stop >/dev/null 2>&1 || true; fi; \
   done; \
+  exit $$status; \
 else \
   echo "$(1) need $(2): run 'sudo apt-get update && sudo apt-get install -y --no-install-recommends $(2)'$(if $(3), then 'sudo systemctl disable --now $(3)')"; exit 1; \
 fi
@@ -82,17 +100,28 @@ endef
 chromium: ## install Debian chromium for the browser tests if missing
 	@if [ ! -x $(CHROMIUM) ]; then $(call apt_install,browser tests,chromium fonts-liberation,); fi
 
+# The registry binary comes out of Debian's docker-registry package without
+# installing it: `apt-get download` (any user, once the package lists exist;
+# root refreshes them) and `dpkg-deb -x` into .cache/. It needs only libc.
 .PHONY: registry
-registry: ## install Debian docker-registry (a real OCI registry; its service is disabled) for the tests if missing
-	@if [ ! -x $(REGISTRY) ]; then $(call apt_install,registry tests,docker-registry,docker-registry); fi
+registry: ## extract Debian's docker-registry binary (a real OCI registry) into .cache/ for the tests, unless installed
+	@if [ ! -x "$(REGISTRY_BIN)" ]; then \
+	  tmp=$$(mktemp -d); chmod 755 "$$tmp"; trap 'rm -rf "$$tmp"' EXIT; \
+	  if ! (cd "$$tmp" && apt-get download docker-registry >/dev/null 2>&1); then \
+	    if [ "$$(id -u)" = 0 ]; then apt-get update >/dev/null && (cd "$$tmp" && apt-get download docker-registry); \
+	    else echo "registry tests need Debian's docker-registry package: run 'sudo apt-get update' (then make again), or install it: 'sudo apt-get install -y --no-install-recommends docker-registry && sudo systemctl disable --now docker-registry'"; exit 1; fi; \
+	  fi; \
+	  rm -rf "$(REGISTRY_CACHE)"; mkdir -p "$(REGISTRY_CACHE)"; dpkg-deb -x "$$tmp"/docker-registry_*.deb "$(REGISTRY_CACHE)"; \
+	  echo "registry: extracted $(REGISTRY_BIN) from Debian's docker-registry package (not installed, so no service)"; \
+	fi
 
 .PHONY: postgres
-postgres: ## install Debian postgresql (server binaries; its service is disabled) for the store tests if missing
+postgres: ## install Debian postgresql (server binaries; no cluster, its service is disabled) for the store tests if missing
 	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null; then \
 	  $(call apt_install,the store tests,postgresql,postgresql); fi
 
 .PHONY: setup
-setup: $(NPM_STAMP) chromium registry postgres ## install what the checks need (npm packages, chromium, docker-registry, postgresql)
+setup: $(NPM_STAMP) chromium registry postgres ## install what the checks need (npm packages, chromium, docker-registry's binary, postgresql)
 
 # --- build and run -------------------------------------------------------
 
@@ -120,9 +149,15 @@ run: ## build and run the console (default 127.0.0.1:8080, ./data); ARGS="--addr
 # --- checks --------------------------------------------------------------
 
 .PHONY: test
-test: setup ## everything CI runs; ends with the line "N passed, N failed"
-	@rm -rf $(RESULTS)
-	@status=0; $(MAKE) --no-print-directory fmt-check vet staticcheck templ-check unit fuzz e2e || status=$$?; \
+# It saves the machine's services (enabled units, SysV start links,
+# listening sockets) before `make setup` and fails if any was added by the
+# end (internal/testing/hoststate; the state is a .txt, which test-summary
+# does not count).
+test: ## everything CI runs; ends with the line "N passed, N failed"
+	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
+	@$(HOSTSTATE) save $(RESULTS)/host-before.txt
+	@status=0; $(MAKE) --no-print-directory setup fmt-check vet staticcheck templ-check unit fuzz e2e || status=$$?; \
+	$(HOSTSTATE) check $(RESULTS)/host-before.txt || status=1; \
 	$(MAKE) -s --no-print-directory test-summary; exit $$status
 
 .PHONY: fmt-check

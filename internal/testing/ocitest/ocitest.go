@@ -3,10 +3,11 @@
 // directory, a free port, optionally htpasswd authentication. When the
 // binary is missing a focused `go test` skips, but `make test` sets
 // TOOLGATE_REQUIRE_REGISTRY=1 and the test fails instead (`make registry`
-// installs it).
+// extracts the package's binary without installing it).
 package ocitest
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/http"
@@ -27,8 +28,15 @@ import (
 // RequireEnv turns a missing registry binary into a failure.
 const RequireEnv = "TOOLGATE_REQUIRE_REGISTRY"
 
-// Binary is the registry the tests start.
-var Binary = "/usr/bin/docker-registry"
+// BinaryEnv names the registry binary to start instead of Debian's
+// installed one: `make registry` extracts the package's binary into
+// .cache/ without installing it (its package enables a service) and
+// points this at it.
+const BinaryEnv = "TOOLGATE_REGISTRY_BIN"
+
+// Binary is the registry the tests start: $TOOLGATE_REGISTRY_BIN, or
+// Debian's /usr/bin/docker-registry.
+var Binary = cmp.Or(os.Getenv(BinaryEnv), "/usr/bin/docker-registry")
 
 // Registry is one registry process (started, stopped and started again on
 // the same port as a test needs).
@@ -55,7 +63,7 @@ type Options struct {
 func New(tb testing.TB, opts Options) *Registry {
 	tb.Helper()
 	if _, err := os.Stat(Binary); err != nil {
-		missing(tb, "the OCI registry %s is not installed (make registry)", Binary)
+		missing(tb, "the OCI registry %s is not installed (make registry extracts one; or set "+BinaryEnv+")", Binary)
 	}
 	r := &Registry{tb: tb, dir: tb.TempDir(), Addr: freeAddr(tb)}
 	auth := ""
