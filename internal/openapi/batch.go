@@ -77,7 +77,8 @@ func methodCount(item *yaml.Node) int {
 }
 
 // eachBatch calls build once per batch with the root's paths holding only
-// that batch's path items (first and last mark the ends), then releases the
+// that batch's path items (first and last mark the ends), and its component
+// sections only what those reach (componentScope), then releases the
 // batch: its entries in the tree are cleared, so the node tree shrinks as
 // the model of each batch becomes garbage. Without batches build is called
 // once on the whole, untouched tree.
@@ -92,10 +93,16 @@ func eachBatch(doc libopenapi.Document, data []byte, per int, build func(first, 
 		return build(true, true)
 	}
 	all, aliases := paths.Content, hasAliases(root)
+	scope := newComponentScope(root.Content[0], data)
 	var g heapGuard
 	for i, r := range batches {
 		paths.Content = all[r[0]:r[1]]
-		if err := build(i == 0, i == len(batches)-1); err != nil {
+		narrowed := scope.narrow(paths.Content)
+		err := build(i == 0, i == len(batches)-1)
+		if narrowed {
+			scope.widen()
+		}
+		if err != nil {
 			return err
 		}
 		release(all[r[0]:r[1]], aliases)
