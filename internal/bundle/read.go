@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 )
 
 // Memo remembers the tools of the last bundle Verify accepted with it, by
@@ -109,19 +111,8 @@ func readPayload(payload []byte, memo *Memo, schemas []string) (*readResult, err
 	}
 	sources := sourcesByName(b)
 	b.Tools = make([]Tool, len(tools))
-	var r toolReader
-	for i, raw := range tools {
-		if memo != nil {
-			res.keys[i] = sha256.Sum256(raw)
-			if t, ok := memo.lookup(res.keys[i], b.Schema, sources); ok {
-				b.Tools[i], res.known[i] = *t, true
-				continue
-			}
-		}
-		if err := r.read(raw, &b.Tools[i]); err != nil {
-			return nil, fmt.Errorf("tool %d: %w", i, err)
-		}
-		res.digested[i] = r.digestMatches(&b.Tools[i], sources[b.Tools[i].Source])
+	if err := readTools(tools, res, memo, sources); err != nil {
+		return nil, err
 	}
 	for i := 1; i < len(b.Tools); i++ {
 		if strings.Compare(b.Tools[i-1].Name, b.Tools[i].Name) > 0 {
@@ -129,6 +120,53 @@ func readPayload(payload []byte, memo *Memo, schemas []string) (*readResult, err
 		}
 	}
 	return res, nil
+}
+
+// toolsPerWorker is the fewest tools worth a goroutine of their own.
+const toolsPerWorker = 256
+
+// readTools reads each tool's bytes into res.bundle.Tools: from memo when
+// it holds them, else decoded, proven canonical and its digest checked.
+// The tools are independent of each other once the signature is verified,
+// so a large bundle is read by up to GOMAXPROCS workers, each a contiguous
+// run of tools; the error reported is the one of the lowest tool index, as
+// a reading in order would report it.
+func readTools(tools [][]byte, res *readResult, memo *Memo, sources map[string]*Source) error {
+	b := res.bundle
+	readRun := func(lo, hi int) error {
+		var r toolReader
+		for i := lo; i < hi; i++ {
+			raw := tools[i]
+			if memo != nil {
+				res.keys[i] = sha256.Sum256(raw)
+				if t, ok := memo.lookup(res.keys[i], b.Schema, sources); ok {
+					b.Tools[i], res.known[i] = *t, true
+					continue
+				}
+			}
+			if err := r.read(raw, &b.Tools[i]); err != nil {
+				return fmt.Errorf("tool %d: %w", i, err)
+			}
+			res.digested[i] = r.digestMatches(&b.Tools[i], sources[b.Tools[i].Source])
+		}
+		return nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(tools)/toolsPerWorker))
+	if workers == 1 {
+		return readRun(0, len(tools))
+	}
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { errs[w] = readRun(w*len(tools)/workers, (w+1)*len(tools)/workers) })
+	}
+	wg.Wait()
+	for _, err := range errs { // runs in index order: the first failure wins
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // splitTools returns the payload with its tools list emptied, and the
