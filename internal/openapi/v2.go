@@ -61,6 +61,20 @@ func (b *builder) documentV2(d *v2.Swagger) {
 			}
 			b.doc.SecuritySchemes = append(b.doc.SecuritySchemes, ss)
 		}
+		// The library builds 2.0's definitions concurrently, so its map's
+		// order varies from one import to the next: put them back in the
+		// order of the document, as 3.x's components are.
+		if low := d.GoLow(); low != nil {
+			order := map[string]int{}
+			if n := valueOf(low.SecurityDefinitions.ValueNode); n != nil && n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if _, seen := order[n.Content[i].Value]; !seen {
+						order[n.Content[i].Value] = i
+					}
+				}
+			}
+			slices.SortStableFunc(b.doc.SecuritySchemes, func(x, y SecurityScheme) int { return order[x.Name] - order[y.Name] })
+		}
 	}
 	b.docSecurity = securityOf(d.Security)
 }
