@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,7 +71,8 @@ func devCorpus(tb testing.TB) (string, []devDocument) {
 // TestDevCorpusImportsWithIndexCounts imports every document of the
 // development corpus (a random sample of public descriptions nobody here
 // tuned for) that the reference parser could read, and wants exactly the
-// operation count of its INDEX.tsv. A failure ends with one report line per
+// operation count of its INDEX.tsv, and the same Document from the model
+// walk and from batches. A failure ends with one report line per
 // document that did not: name, expected, got, error. It is 91 MB of YAML,
 // so -short leaves it to the plain go test of make unit.
 func TestDevCorpusImportsWithIndexCounts(t *testing.T) {
@@ -103,6 +105,20 @@ func TestDevCorpusImportsWithIndexCounts(t *testing.T) {
 					report = append(report, fmt.Sprintf("%s\t%d\t%s\t%s", d.file, d.ops, got, errText))
 					t.Errorf("operations = %s, want %d (INDEX.tsv); error: %s", got, d.ops, errText)
 					return
+				}
+				// The shortcuts change no Document: the node-tree response
+				// walk against the model's, batches (with their narrowed
+				// components) against the default build.
+				for _, alt := range []struct {
+					name string
+					opts Options
+				}{{"the model walk", Options{modelWalk: true}}, {"batches of 5 operations", Options{batchSize: 5}}} {
+					other, err := LoadPath(filepath.Join(dir, d.file), alt.opts)
+					if err != nil || !reflect.DeepEqual(doc, other) {
+						report = append(report, fmt.Sprintf("%s\t%d\t%s\tthe Document differs with %s (%v)", d.file, d.ops, got, alt.name, err))
+						t.Errorf("the Document differs with %s (err %v)", alt.name, err)
+						return
+					}
 				}
 				ok++
 			})

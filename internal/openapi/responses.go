@@ -74,6 +74,18 @@ func (b *builder) successResponseFieldsNodes(rs *v3.Responses) ([]string, bool) 
 			if n == nil {
 				return nil, false
 			}
+			// For a $ref with siblings the library hands over the
+			// target's node: walk it under its reference, as the model
+			// walk does, so a cycle back to it is cut at the same place.
+			if ref := mt.Schema.GetReference(); ref != "" && n.Kind == yaml.MappingNode {
+				if r, bad := refOf(n); !bad && r == "" {
+					w.cached(n, ref, "", 0, nil)
+					if w.bad {
+						return nil, false
+					}
+					continue
+				}
+			}
 			w.proxy(n, "", 0, nil)
 			if w.bad {
 				return nil, false

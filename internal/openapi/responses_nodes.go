@@ -13,9 +13,10 @@ import (
 // allOf/oneOf/anyOf lists without making libopenapi build each schema
 // (about a third of an import's allocations did). It follows only
 // local "#/…" references of a single-file document and gives up (ok =
-// false) on anything whose meaning the library decides — a $ref with
-// siblings, merge keys, aliases, escaped pointers, non-mapping schemas —
-// so the caller then walks the built model as before.
+// false) on anything whose meaning the library decides — an empty $ref,
+// merge keys, aliases, escaped pointers, non-mapping schemas — so the
+// caller then walks the built model as before. A $ref's siblings are
+// ignored, as the library ignores them (refOf).
 type nodeWalk struct {
 	root   *yaml.Node
 	fields []string
@@ -38,22 +39,28 @@ func nodeOf(sp *base.SchemaProxy) *yaml.Node {
 }
 
 // refOf returns the node's $ref; bad when the mapping is not one the walk
-// reads like the library does.
+// reads like the library does. Siblings of a $ref (description, nullable,
+// readOnly …) are ignored, as the library ignores them when it is not told
+// to transform them (newLibDocument leaves TransformSiblingRefs and
+// MergeReferencedProperties off): the schema is the target's.
 func refOf(n *yaml.Node) (ref string, bad bool) {
+	found := false
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if k.Kind != yaml.ScalarNode || k.Value == "<<" {
 			return "", true
 		}
-		if k.Value == "$ref" {
+		if k.Value == "$ref" && !found {
+			// An empty $ref ("$ref: #/…" unquoted in YAML is a comment)
+			// makes the library refuse the whole schema.
 			v := n.Content[i+1]
-			if v.Kind != yaml.ScalarNode || len(n.Content) != 2 {
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
 				return "", true
 			}
-			return v.Value, false
+			ref, found = v.Value, true
 		}
 	}
-	return "", false
+	return ref, false
 }
 
 // resolve finds a local "#/a/b" target in the document root.
