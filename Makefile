@@ -257,8 +257,9 @@ bench-cluster: postgres ## publish/approval p50, p99, ops/s: SQLite 1 console vs
 	$(GO) test -run '^$$' -bench '^BenchmarkCluster$$' -benchtime 1x -timeout 30m ./internal/bench/cluster
 
 .PHONY: bench-import
-bench-import: ## import memory: heap peak of 1,000/5,000/20,000-operation imports against 30× the document + 50 MiB (fails over it)
+bench-import: ## import memory: heap peak of 1,000/5,000/20,000-operation imports against 30× the document + 50 MiB (fails over it); inspect vs its decode floor per fixture
 	$(GO) test -run '^$$' -bench '^BenchmarkImportMemory$$' -benchtime 1x -timeout 20m ./internal/openapi
+	$(GO) test -run '^$$' -bench '^BenchmarkInspectFloorRatio$$' -benchtime 10x -timeout 20m ./internal/cli
 
 .PHONY: bench-runtime
 bench-runtime: ## runtime swap time, RSS and MCP tools/call latency vs a minimal go-sdk server (in process and as real processes: p50/p99), and with agents authenticated vs not (ratios)
