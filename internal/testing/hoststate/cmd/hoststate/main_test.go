@@ -25,13 +25,7 @@ func TestCheckNamesWhatTheTestsLeft(t *testing.T) {
 	if err := os.Symlink("/lib/systemd/system/docker-registry.service", filepath.Join(wants, "docker-registry.service")); err != nil {
 		t.Fatal(err)
 	}
-	tcp := filepath.Join(root, "proc", "net", "tcp")
-	if err := os.MkdirAll(filepath.Dir(tcp), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tcp, []byte("header\n   0: 00000000:1388 00000000:0000 0A 0:0 0:0 0 0 0 77 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	listening(t, root, "00000000:1388") // 0.0.0.0:5000
 	start := time.Now()
 	err := check(root, file, 5*time.Second)
 	if err == nil {
@@ -55,13 +49,7 @@ func TestCheckWaitsForAClosingListener(t *testing.T) {
 	if err := save(root, file); err != nil {
 		t.Fatal(err)
 	}
-	tcp := filepath.Join(root, "proc", "net", "tcp")
-	if err := os.MkdirAll(filepath.Dir(tcp), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tcp, []byte("header\n   0: 0100007F:1538 00000000:0000 0A 0:0 0:0 0 0 0 77 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tcp := listening(t, root, "0100007F:1538") // 127.0.0.1:5432
 	go func() {
 		time.Sleep(300 * time.Millisecond)
 		_ = os.WriteFile(tcp, []byte("header\n"), 0o644)
@@ -72,4 +60,18 @@ func TestCheckWaitsForAClosingListener(t *testing.T) {
 	if err := check(root, filepath.Join(root, "missing.txt"), 0); err == nil || !strings.Contains(err.Error(), "saved before the tests") {
 		t.Errorf("a missing state file: %v", err)
 	}
+}
+
+// listening writes root's /proc/net/tcp with one socket listening on addr
+// (the kernel's hex form) and returns the file's path.
+func listening(t *testing.T, root, addr string) string {
+	t.Helper()
+	tcp := filepath.Join(root, "proc", "net", "tcp")
+	if err := os.MkdirAll(filepath.Dir(tcp), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tcp, []byte("header\n   0: "+addr+" 00000000:0000 0A 0:0 0:0 0 0 0 77 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return tcp
 }
