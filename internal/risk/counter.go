@@ -8,7 +8,8 @@ import "slices"
 // reverse proxy's settings. Each is a vocabulary (vocab.go), not a vendor.
 
 // queryPostVerb returns the query verb of a POST that only searches or
-// retrieves (a query verb in its name or as its last path segment, and no
+// retrieves (a query verb, as the verb and not a plural noun, in its name
+// or as a word of its last path segment, and no
 // state-changing verb anywhere in it), or "" for any other operation:
 // sending a token to introspect it stores nothing, and retrieving members
 // through an admin API changes no access. Its response is still read for
@@ -23,12 +24,14 @@ func queryPostVerb(f *facts) string {
 			return ""
 		}
 	}
+	// The verb itself, not its third-person form: POST /saved-searches or
+	// /estimates names a collection an item is created in.
 	q := vocab("query-verbs")
-	if v := nameAction(f.idWords); isVerb(v, q) {
+	if v := nameAction(f.idWords); slices.Contains(q, v) {
 		return v
 	}
 	if f.endsLiteral {
-		if i := slices.IndexFunc(f.lastWords, func(w string) bool { return isVerb(w, q) }); i >= 0 {
+		if i := slices.IndexFunc(f.lastWords, func(w string) bool { return slices.Contains(q, w) }); i >= 0 {
 			return f.lastWords[i]
 		}
 	}

@@ -86,6 +86,11 @@ func TestQueryOnlyPosts(t *testing.T) {
 		{"POST", "/catalog/batch-retrieve", "upsertAndRetrieve"},
 		{"PUT", "/orders/search", "searchOrders"},
 		{"PATCH", "/v2/customers/bulk-retrieve", ""},
+		// A plural names a collection to create in, not the verb.
+		{"POST", "/saved-searches", ""},
+		{"POST", "/projects/{id}/searches", ""},
+		{"POST", "/estimates", ""},
+		{"POST", "/lookups", "post-lookups"},
 	} {
 		if a := Classify(op(c.method, c.path, c.id, "")); a.Class != Write {
 			t.Errorf("%s %s %s: %s %v, want WRITE", c.method, c.path, c.id, a.Class, a.Codes())

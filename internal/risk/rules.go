@@ -152,7 +152,8 @@ func ruleTable() []Rule {
 			Terms: []string{"execute", "exec", "run"},
 			Text:  "It needs the scope %s, which runs something.", match: matchScopeWords},
 		{Name: "query-post", Code: "query", Class: Read, Applies: "POST",
-			Looks: "operationId's verb or a word of the last literal path segment; no state-changing verb in either",
+			Looks: "operationId's verb or a word of the last literal path segment, the verb itself (a plural such as " +
+				"/saved-searches or /estimates names a collection to create in); no state-changing verb in either",
 			Terms: vocab("query-verbs"),
 			Text:  "It is a POST that only does a %s: it sends a query and changes nothing.", match: matchQueryPost},
 		{Name: "safe-method", Code: "method", Class: Read, Applies: "GET, HEAD, OPTIONS, TRACE",
