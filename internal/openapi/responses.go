@@ -92,8 +92,7 @@ func (b *builder) successResponseFieldsNodes(rs *v3.Responses) ([]string, bool) 
 			}
 		}
 	}
-	slices.Sort(w.fields)
-	return slices.Compact(w.fields), true
+	return sortedFields(w.fields), true
 }
 
 // successResponseFieldsV2 is successResponseFieldsV3 for Swagger 2.0.
@@ -155,9 +154,12 @@ func (b *builder) fieldCache() map[fieldKey][]string {
 	return b.fields
 }
 
-func (w *responseWalk) done() []string {
-	slices.Sort(w.fields)
-	return slices.Compact(w.fields)
+func (w *responseWalk) done() []string { return sortedFields(w.fields) }
+
+// sortedFields is a walk's result: its field paths sorted, each once.
+func sortedFields(fields []string) []string {
+	slices.Sort(fields)
+	return slices.Compact(fields)
 }
 
 func (w *responseWalk) full() bool { return len(w.fields) >= maxResponseFields }
@@ -191,12 +193,20 @@ func (w *responseWalk) cached(sp *base.SchemaProxy, ref, prefix string, depth in
 		rel = sub.fields
 		w.cache[key] = rel
 	}
+	w.fields = appendUnder(w.fields, prefix, rel)
+}
+
+// appendUnder appends a referenced schema's relative field paths under
+// prefix to fields, up to maxResponseFields: the memoised part of both
+// walks.
+func appendUnder(fields []string, prefix string, rel []string) []string {
 	for _, r := range rel {
-		if w.full() {
-			return
+		if len(fields) >= maxResponseFields {
+			break
 		}
-		w.fields = append(w.fields, joinField(prefix, r))
+		fields = append(fields, joinField(prefix, r))
 	}
+	return fields
 }
 
 // joinField puts a referenced schema's relative field path under prefix:

@@ -131,12 +131,7 @@ func (w *nodeWalk) cached(n *yaml.Node, ref, prefix string, depth int, stack []s
 		rel = sub.fields
 		w.cache[key] = rel
 	}
-	for _, r := range rel {
-		if w.full() {
-			return
-		}
-		w.fields = append(w.fields, joinField(prefix, r))
-	}
+	w.fields = appendUnder(w.fields, prefix, rel)
 }
 
 // proxyTarget walks a reference's target; a target that is a reference
