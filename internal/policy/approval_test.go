@@ -62,6 +62,11 @@ func TestApprovalNeeded(t *testing.T) {
 		{"idempotent on top of a key", "POST", risk.Write, keyed, with(keyed, func(p *Policy) { p.Idempotent = true }), []Action{EnableMutationRetry}},
 		{"GET attempts", "GET", risk.Read, get, with(get, func(p *Policy) { p.Retry.Attempts = 5 }), nil},
 		{"GET key", "GET", risk.Read, get, with(get, func(p *Policy) { p.IdempotencyKey = &IdempotencyKey{Header: "K", Source: KeyGenerated} }), nil},
+		// A query-only POST is READ (risk "query-post"), but retrying it
+		// is still a mutation's retry: the method decides, not the class.
+		{"assert idempotency on a READ POST", "POST", risk.Read, base, with(base, func(p *Policy) { p.Idempotent = true }), []Action{EnableMutationRetry}},
+		{"a key on a READ POST", "POST", risk.Read, base, keyed, []Action{EnableMutationRetry}},
+		{"expose a READ POST", "POST", risk.Read, base, with(base, func(p *Policy) { p.Exposed = true }), nil},
 		{"expose and enable retry on DELETE", "delete", risk.Destructive, base,
 			with(base, func(p *Policy) { p.Exposed = true; p.Idempotent = true }), []Action{ExposeRisky, EnableMutationRetry}},
 	} {
