@@ -94,7 +94,7 @@ func receives(w *Webhook, kind string) bool {
 // ClaimDeliveries leases up to limit pending deliveries that are due and
 // not leased by another console, for lease: the claimer sends them and
 // records the outcome (FinishAttempt) before the lease ends, or another
-// console may claim them again. Each comes with its webhook's Target,
+// console may claim them again. Each comes with its DeliveryTarget,
 // joined in the same statement: one read per claim, not one per delivery.
 func (db *DB) ClaimDeliveries(ctx context.Context, lease time.Duration, limit int) ([]Delivery, error) {
 	now := db.Now()
