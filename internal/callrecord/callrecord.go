@@ -130,14 +130,23 @@ func ArgumentsDigest(args map[string]any) (string, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return "", fmt.Errorf("arguments digest: %w", err)
-	}
-	canon, err := jcs.Transform(raw)
-	if err != nil {
-		return "", fmt.Errorf("arguments digest: %w", err)
+	canon, ok := appendCanonical(make([]byte, 0, 256), args)
+	if !ok {
+		var err error
+		if canon, err = marshalCanonical(args); err != nil {
+			return "", fmt.Errorf("arguments digest: %w", err)
+		}
 	}
 	sum := sha256.Sum256(canon)
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// marshalCanonical is the general path of the canonical form: any value
+// json.Marshal takes, transformed by RFC 8785.
+func marshalCanonical(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return jcs.Transform(raw)
 }
