@@ -55,7 +55,8 @@ func (c *runtimeCmd) Help() string {
 	return `The runtime token is read from --token-file or TOOLGATE_RUNTIME_TOKEN, never from the command line.
 Credentials: {"sources":{"SOURCE":{"bearer":"env:VAR"}}}; values "env:NAME" are read from the environment.
 Logs (stderr) have one line per tool call: tool, class, status, attempts, duration_ms, and the principal (who
-called, with groups) when agents authenticate; never bodies or secrets.
+called, with groups) when agents authenticate; never bodies or secrets. INFO lines are written in batches, at
+most 100 ms late; WARN and ERROR lines at once.
 Agents authenticate with --auth-issuer/--auth-audience (JWT access tokens of an OpenID provider) or
 --agent-tokens FILE ('toolgate agent-token add'); the endpoint may then listen beyond loopback, over TLS only
 (--tls-cert/--tls-key). Over --stdio the caller is --stdio-principal (default: the OS user).
@@ -69,7 +70,9 @@ serve makes it stale at once.`
 // Run starts the runtime and serves until ctx ends (HTTP) or the client
 // closes stdin (stdio).
 func (c *runtimeCmd) Run(ctx context.Context, env *Env) error {
-	logger := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: runtimeLogLevel(c.LogLevel)}))
+	// One line per tool call: buffered, off the call's path (logbuffer.go).
+	logger, closeLog := bufferedLogger(env.Stderr, runtimeLogLevel(c.LogLevel))
+	defer closeLog()
 	opts, err := c.options(env, logger)
 	if err != nil {
 		return Exit(2, fmt.Errorf("runtime: %w", err))
