@@ -175,6 +175,12 @@ func (r *Runtime) observe(ctx context.Context, res *executor.Result, args map[st
 	case callrecord.DeniedPerCall, callrecord.AwaitingDecision:
 		attrs = append(attrs, slog.String("per_call", decision))
 	}
-	r.log.LogAttrs(ctx, level, "tool call", attrs...)
+	// The handler directly: Logger.LogAttrs would also walk the stack for
+	// a source position the text handler does not print, on every call.
+	if h := r.log.Handler(); h.Enabled(ctx, level) {
+		rec := slog.NewRecord(time.Now(), level, "tool call", 0)
+		rec.AddAttrs(attrs...)
+		_ = h.Handle(ctx, rec)
+	}
 	return class
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,25 @@ type metrics struct {
 	version  prometheus.Gauge
 	tools    prometheus.Gauge
 	withheld prometheus.Gauge
+	// byTool holds each called tool's series of a successful call, so the
+	// call path does not hash label values three times per call.
+	byTool sync.Map // tool name → *toolSeries
+}
+
+// toolSeries are one tool's series that every successful call updates.
+type toolSeries struct {
+	ok       prometheus.Counter
+	attempts prometheus.Counter
+	duration prometheus.Observer
+}
+
+func (m *metrics) seriesOf(tool string) *toolSeries {
+	if v, ok := m.byTool.Load(tool); ok {
+		return v.(*toolSeries)
+	}
+	v, _ := m.byTool.LoadOrStore(tool, &toolSeries{ok: m.calls.WithLabelValues(tool, ClassOK),
+		attempts: m.attempts.WithLabelValues(tool), duration: m.duration.WithLabelValues(tool)})
+	return v.(*toolSeries)
 }
 
 func newMetrics(r *Runtime) *metrics {
@@ -74,10 +94,17 @@ func flagGauge(name, help string, on func() bool) prometheus.GaugeFunc {
 	})
 }
 
+// call counts one finished call. The tools it names are the series'
+// tools either way: the vectors would hold a child per name too.
 func (m *metrics) call(res *executor.Result, class string) {
-	m.calls.WithLabelValues(res.Tool, class).Inc()
-	m.attempts.WithLabelValues(res.Tool).Add(float64(res.Attempts))
-	m.duration.WithLabelValues(res.Tool).Observe(res.Duration.Seconds())
+	ts := m.seriesOf(res.Tool)
+	if class == ClassOK {
+		ts.ok.Inc()
+	} else {
+		m.calls.WithLabelValues(res.Tool, class).Inc()
+	}
+	ts.attempts.Add(float64(res.Attempts))
+	ts.duration.Observe(res.Duration.Seconds())
 }
 
 func (m *metrics) fetch(result string) { m.fetches.WithLabelValues(result).Inc() }
