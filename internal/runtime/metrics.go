@@ -25,8 +25,8 @@ type metrics struct {
 	version  prometheus.Gauge
 	tools    prometheus.Gauge
 	withheld prometheus.Gauge
-	// byTool holds each called tool's series of a successful call, so the
-	// call path does not hash label values three times per call.
+	// byTool holds the series a successful call of each tool updates, so
+	// the call path does not hash label values three times per call.
 	byTool sync.Map // tool name → *toolSeries
 }
 
@@ -94,15 +94,18 @@ func flagGauge(name, help string, on func() bool) prometheus.GaugeFunc {
 	})
 }
 
-// call counts one finished call. The tools it names are the series'
-// tools either way: the vectors would hold a child per name too.
+// call counts one finished call. A successful one goes through the tool's
+// kept series (the same children the vectors hold); a failure through the
+// vectors, so a tool that never succeeded shows no OK series.
 func (m *metrics) call(res *executor.Result, class string) {
-	ts := m.seriesOf(res.Tool)
-	if class == ClassOK {
-		ts.ok.Inc()
-	} else {
+	if class != ClassOK {
 		m.calls.WithLabelValues(res.Tool, class).Inc()
+		m.attempts.WithLabelValues(res.Tool).Add(float64(res.Attempts))
+		m.duration.WithLabelValues(res.Tool).Observe(res.Duration.Seconds())
+		return
 	}
+	ts := m.seriesOf(res.Tool)
+	ts.ok.Inc()
 	ts.attempts.Add(float64(res.Attempts))
 	ts.duration.Observe(res.Duration.Seconds())
 }
