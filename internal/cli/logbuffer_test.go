@@ -40,14 +40,17 @@ func TestLogBufferHoldsInfoLinesUntilItsTimer(t *testing.T) {
 	for i := range 3 {
 		log.Info("tool call", "n", i)
 	}
-	if got, _ := out.read(); got != "" && time.Since(start) < 50*time.Millisecond {
+	// On a loaded machine the timer may fire between two of the writes;
+	// only writes that all fit in the interval must become one.
+	together := time.Since(start) < 50*time.Millisecond
+	if got, _ := out.read(); got != "" && together {
 		t.Fatalf("INFO lines were written before the flush interval: %q", got)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		got, writes := out.read()
 		if strings.Count(got, "msg=\"tool call\"") == 3 {
-			if writes != 1 {
+			if together && writes != 1 {
 				t.Errorf("3 lines took %d writes, want 1", writes)
 			}
 			if waited := time.Since(start); waited < 50*time.Millisecond {
